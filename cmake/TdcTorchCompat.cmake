@@ -1,0 +1,36 @@
+include_guard(GLOBAL)
+# The CMake half of the compatibility layer: what differs between LibTorch
+# builds at configure time. The C++ half is fixtures/include/tdc/compat/.
+
+# LibTorch 2.x headers need C++20 (its package asks for it); 1.13 builds as C++17.
+set(TDC_TORCH_VERSION "${Torch_VERSION}")
+if(NOT TDC_TORCH_VERSION)
+  set(TDC_TORCH_VERSION "0")
+endif()
+if(TDC_TORCH_VERSION VERSION_GREATER_EQUAL 2.0)
+  set(TDC_CXX_STANDARD_FEATURE cxx_std_20)
+else()
+  set(TDC_CXX_STANDARD_FEATURE cxx_std_17)
+endif()
+
+#[=======================================================================[
+tdc_target_uses_torch(<target> [PUBLIC|PRIVATE])
+Links LibTorch and sets the C++ standard and warnings this project builds with.
+#]=======================================================================]
+function(tdc_target_uses_torch target)
+  set(scope PRIVATE)
+  if(ARGC GREATER 1)
+    set(scope ${ARGV1})
+  endif()
+  target_link_libraries(${target} ${scope} torch)
+  target_compile_features(${target} ${scope} ${TDC_CXX_STANDARD_FEATURE})
+  target_compile_options(${target} PRIVATE -Wall -Wextra)
+endfunction()
+
+# The name a PrivateUse1 backend is known by in device strings: LibTorch 2.x
+# lets the backend register one ("loopback"); 1.13 always says privateuseone.
+if(TDC_TORCH_VERSION VERSION_GREATER_EQUAL 2.0)
+  set(TDC_PRIVATEUSE1_NAME loopback)
+else()
+  set(TDC_PRIVATEUSE1_NAME privateuseone)
+endif()

@@ -1,0 +1,23 @@
+// cuda:0 against cuda:1: the mismatch the seed's type-only guard misses.
+#include "mismatch_guard.h"
+#include "tdc/seed_model.h"
+
+namespace {
+
+TEST_P(MismatchGuardAcrossIndices, RejectsInputOnAnotherIndex) {
+  auto model = tdc::make_seed_model();
+  model->to(device());
+  const auto input = tdc::make_seed_input(at::TensorOptions().device(other_device()));
+  const auto outcome = tdc::testing::try_forward(model, input);
+  if (device().is_cuda()) {
+    EXPECT_NE(outcome.error.find(tdc::testing::kSameDeviceError), std::string::npos)
+        << "cross-index cuda forward gave: "
+        << (outcome.error.empty() ? "an output, no error" : outcome.error);
+  }
+  const auto verdict = tdc::testing::guard_verdict(*model, input, outcome, device());
+  EXPECT_NE(verdict.find(device().str()), std::string::npos) << "guard said: '" << verdict << "'";
+  EXPECT_NE(verdict.find(other_device().str()), std::string::npos)
+      << "guard said: '" << verdict << "'";
+}
+
+}  // namespace

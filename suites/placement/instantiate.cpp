@@ -1,0 +1,3 @@
+#include "placement.h"
+
+TDC_INSTANTIATE_DEVICE_TEST_SUITE(Placement);

@@ -1,0 +1,36 @@
+// TDC_EXPECT: what the user says must be present. A missing expected device
+// is a failure, never a skip: this is what stops a broken driver from passing
+// CI by silently falling back to the CPU.
+#include <gtest/gtest.h>
+
+#include "tdc/device_spec.h"
+#include "tdc/devices_under_test.h"
+#include "tdc/discovery.h"
+
+namespace {
+
+class DeviceExpectation : public ::testing::TestWithParam<tdc::ExpectationParam> {};
+
+TEST_P(DeviceExpectation, IsPresent) {
+  const auto& wanted = GetParam();
+  const auto& host = tdc::host_devices();
+  const auto name = tdc::device_type_name(wanted.type);
+  std::string why;
+  if (const auto* backend = host.backend(wanted.type)) {
+    why = backend->error.empty() ? name + " backend reports " +
+                                       std::to_string(backend->device_count) + " device(s)"
+                                 : name + " backend failed: " + backend->error;
+  } else if (wanted.type != c10::DeviceType::CPU) {
+    why = "this LibTorch build has no " + name + " backend";
+  }
+  EXPECT_GE(host.count(wanted.type), wanted.count)
+      << "TDC_EXPECT wants " << wanted.count << " " << name << " device(s) ("
+      << name << ":0.." << name << ":" << wanted.count - 1 << "); " << why;
+}
+
+INSTANTIATE_TEST_SUITE_P(, DeviceExpectation,
+                         ::testing::ValuesIn(tdc::expectations_under_test()),
+                         [](const auto& info) { return info.param.label(); });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(DeviceExpectation);
+
+}  // namespace

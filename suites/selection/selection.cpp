@@ -1,0 +1,56 @@
+// The seed's rule: the build's current accelerator when it can initialise,
+// else the CPU.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "tdc/compat/accelerator.h"
+#include "tdc/discovery.h"
+
+namespace {
+
+TEST(Selection, PicksCpuExactlyWhenNoAcceleratorCanInitialise) {
+  const auto report = tdc::select_device();
+  const auto compiled = tdc::compat::current_accelerator();
+  ASSERT_EQ(report.compiled, compiled) << report.str();
+  // Discovery counts devices its own way (device guards, plugins in a child
+  // process): the two must agree on whether the accelerator is usable.
+  const int discovered = compiled ? tdc::host_devices().count(*compiled) : 0;
+  if (discovered == 0) {
+    EXPECT_FALSE(report.available) << report.str();
+    EXPECT_EQ(report.selected, c10::Device(c10::DeviceType::CPU)) << report.str();
+  } else {
+    EXPECT_TRUE(report.available) << report.str();
+    EXPECT_EQ(report.selected.type(), *compiled) << report.str();
+    EXPECT_TRUE(tdc::host_devices().has(report.selected)) << report.str();
+  }
+}
+
+TEST(Selection, IsStableAcrossCalls) {
+  const auto first = tdc::select_device().str();
+  for (int call = 0; call < 3; ++call) {
+    EXPECT_EQ(tdc::select_device().str(), first) << "call " << call + 2;
+  }
+}
+
+TEST(Selection, ReportReadsCompiledAvailableSelected) {
+  const auto report = tdc::select_device();
+  static const std::regex format(R"(^compiled: [a-z0-9_]+, available: (yes|no), selected: [a-z0-9_:]+$)");
+  EXPECT_TRUE(std::regex_match(report.str(), format)) << report.str();
+  if (!report.compiled) {
+    EXPECT_EQ(report.str(), "compiled: none, available: no, selected: cpu");
+  }
+}
+
+TEST(Selection, RegisteredPrivateUse1BackendIsCurrentAccelerator) {
+  if (tdc::host_devices().backend(c10::DeviceType::PrivateUse1) == nullptr) {
+    GTEST_SKIP() << "no PrivateUse1 backend is loaded (use --backend-lib or TDC_BACKEND_LIBS)";
+  }
+  // PyTorch's rule: a registered PrivateUse1 backend takes precedence over
+  // the accelerator compiled into the build.
+  const auto report = tdc::select_device();
+  ASSERT_TRUE(report.compiled.has_value()) << report.str();
+  EXPECT_EQ(*report.compiled, c10::DeviceType::PrivateUse1) << report.str();
+}
+
+}  // namespace

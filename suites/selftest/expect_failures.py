@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Runs a suite against a deliberately broken device or guard and checks that
+it fails, and fails in the checks meant to catch that breakage.
+
+  expect_failures.py --gtest BINARY [--env K=V] --must-fail GLOB... [--only]
+  expect_failures.py --ctest BUILD_DIR --label L [--env K=V] --must-fail GLOB... [--only]
+
+--must-fail: each glob must match at least one failed test.
+--only:      every failed test must match one of the globs (nothing else broke).
+--must-pass: each glob must match at least one test that passed (the run kept
+             its other results).
+Prints the failed tests, one a line, for the docs' fault table."""
+import argparse
+import fnmatch
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+
+def run_gtest(binary, env):
+    with tempfile.TemporaryDirectory() as tmp:
+        report = os.path.join(tmp, "report.json")
+        run = subprocess.run([binary, f"--gtest_output=json:{report}"], env=env,
+                             capture_output=True, text=True, timeout=1800)
+        if not os.path.exists(report):
+            return run.returncode, None, run.stdout + run.stderr
+        with open(report) as f:
+            data = json.load(f)
+    verdicts = {}
+    for suite in data.get("testsuites", []):
+        for test in suite.get("testsuite", []):
+            name = f"{suite['name']}.{test['name']}"
+            if test.get("failures"):
+                verdicts[name] = "failed"
+            elif test.get("result") == "SKIPPED":
+                verdicts[name] = "skipped"
+            else:
+                verdicts[name] = "passed"
+    return run.returncode, verdicts, run.stdout + run.stderr
+
+
+def run_ctest(build_dir, label, env):
+    with tempfile.TemporaryDirectory() as tmp:
+        junit = os.path.join(tmp, "junit.xml")
+        run = subprocess.run(["ctest", "--test-dir", build_dir, "-L", label, "-j2",
+                              "--output-junit", junit], env=env,
+                             capture_output=True, text=True, timeout=3600)
+        if not os.path.exists(junit):
+            return run.returncode, None, run.stdout + run.stderr
+        root = ET.parse(junit).getroot()
+    verdicts = {}
+    for case in root.iter("testcase"):
+        status = case.get("status", "run")
+        if case.find("failure") is not None or case.find("error") is not None or status == "fail":
+            verdicts[case.get("name")] = "failed"
+        elif case.find("skipped") is not None or status in ("disabled", "notrun"):
+            verdicts[case.get("name")] = "skipped"
+        else:
+            verdicts[case.get("name")] = "passed"
+    return run.returncode, verdicts, run.stdout + run.stderr
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--gtest")
+    source.add_argument("--ctest")
+    parser.add_argument("--label", default="conformance")
+    parser.add_argument("--env", action="append", default=[])
+    parser.add_argument("--must-fail", action="append", default=[])
+    parser.add_argument("--must-pass", action="append", default=[])
+    parser.add_argument("--only", action="store_true")
+    args = parser.parse_args()
+
+    env = dict(os.environ)
+    for item in args.env:
+        key, _, value = item.partition("=")
+        env[key] = value
+    if args.gtest:
+        code, verdicts, output = run_gtest(args.gtest, env)
+    else:
+        code, verdicts, output = run_ctest(args.ctest, args.label, env)
+
+    problems = []
+    if verdicts is None:
+        print(output)
+        print("FAILED: the run left no report")
+        return 1
+    failed = sorted(name for name, verdict in verdicts.items() if verdict == "failed")
+    passed = [name for name, verdict in verdicts.items() if verdict == "passed"]
+    if code == 0:
+        problems.append("the run passed; it should have failed")
+    for glob in args.must_fail:
+        if not fnmatch.filter(failed, glob):
+            problems.append(f"no failed test matches {glob!r}")
+    for glob in args.must_pass:
+        if not fnmatch.filter(passed, glob):
+            problems.append(f"no passed test matches {glob!r}")
+    if args.only:
+        for name in failed:
+            if not any(fnmatch.fnmatch(name, glob) for glob in args.must_fail):
+                problems.append(f"{name} failed too, unexpectedly")
+    print(f"{len(failed)} failed of {len(verdicts)}:")
+    for name in failed:
+        print("  " + name)
+    if problems:
+        print(output[-6000:])
+        for problem in problems:
+            print("FAILED:", problem)
+        return 1
+    print("ok: failed where expected")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
