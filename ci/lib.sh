@@ -1,0 +1,80 @@
+# Shared by the ci/ scripts: idempotent provisioning and the build step.
+# Source it; every function is safe to call again on a provisioned machine.
+
+TDC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+TDC_CACHE="${TDC_CACHE:-$HOME/.cache/tdc}"
+TDC_JOBS="${TDC_JOBS:-$(nproc)}"
+
+tdc_log() { printf '\n==> %s\n' "$*" >&2; }
+tdc_die() { printf 'tdc: %s\n' "$*" >&2; exit 2; }
+
+# Debian packages, installed only when missing; apt-get update runs at most once.
+tdc_apt_install() {
+  local missing=()
+  for package in "$@"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+      missing+=("$package")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  command -v apt-get >/dev/null || tdc_die "missing packages (${missing[*]}) and no apt-get: see README, 'Offline hosts'"
+  tdc_log "installing ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if [ -z "${TDC_APT_UPDATED:-}" ]; then
+    $sudo apt-get update -qq || tdc_die "apt-get update failed"
+    TDC_APT_UPDATED=1
+  fi
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null ||
+    tdc_die "apt-get install ${missing[*]} failed"
+}
+
+# Toolchain and test dependencies, unless an offline bundle provides them.
+tdc_provision_build_tools() {
+  if [ -n "${TDC_DEPS_PREFIX:-}" ]; then
+    [ -d "$TDC_DEPS_PREFIX/usr" ] || tdc_die "TDC_DEPS_PREFIX='$TDC_DEPS_PREFIX' has no usr/ (see ci/offline-bundle)"
+    return 0
+  fi
+  tdc_apt_install cmake ninja-build g++ python3 python3-venv libgtest-dev libbenchmark-dev libbenchmark-tools
+}
+
+# A venv holding exactly torch==$1; prints LibTorch's CMake prefix path.
+tdc_torch_venv() {
+  local version="$1" venv="$TDC_CACHE/venv-torch-$1"
+  if ! "$venv/bin/python" -c "import torch,sys; sys.exit(torch.__version__.split('+')[0] != '$version')" 2>/dev/null; then
+    tdc_log "installing torch==$version into $venv"
+    python3 -m venv "$venv" || tdc_die "cannot create a venv at $venv"
+    "$venv/bin/pip" install -q "torch==$version" >&2 || tdc_die "pip install torch==$version failed"
+  fi
+  "$venv/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null
+}
+
+# The CMake prefix of the LibTorch named by $1:
+#   a version (2.13.0)  pip's torch in a venv under $TDC_CACHE
+#   system              Debian's libtorch-dev (found by CMake's default search)
+#   python              the torch of the first python3 on PATH (offline GPU hosts)
+#   /some/path          an existing LibTorch CMake prefix
+tdc_torch_prefix() {
+  case "$1" in
+    system) tdc_apt_install libtorch-dev; echo "" ;;
+    python) python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' ||
+              tdc_die "--torch=python: python3 cannot import torch" ;;
+    /*) [ -d "$1" ] || tdc_die "--torch='$1': no such directory"; echo "$1" ;;
+    [0-9]*.*) tdc_torch_venv "$1" ;;
+    *) tdc_die "--torch='$1': expected a version (2.13.0), 'system', 'python' or a CMake prefix path" ;;
+  esac
+}
+
+# Configures and builds the project into $1 against the LibTorch prefix $2.
+tdc_build() {
+  local build_dir="$1" prefix="$2"; shift 2
+  local args=(-S "$TDC_ROOT" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release)
+  local prefixes="$prefix"
+  [ -n "${TDC_DEPS_PREFIX:-}" ] && prefixes="$prefixes;$TDC_DEPS_PREFIX/usr"
+  [ -n "$prefixes" ] && args+=("-DCMAKE_PREFIX_PATH=${prefixes#;}")
+  command -v ccache >/dev/null && [ -z "${TDC_NO_CCACHE:-}" ] && args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  tdc_log "configuring $build_dir"
+  cmake "${args[@]}" "$@" >"$build_dir.configure.log" 2>&1 || {
+    tail -40 "$build_dir.configure.log" >&2; tdc_die "configure failed (log: $build_dir.configure.log)"; }
+  tdc_log "building $build_dir"
+  cmake --build "$build_dir" -j "$TDC_JOBS" || tdc_die "build failed in $build_dir"
+}
