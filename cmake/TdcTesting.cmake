@@ -48,14 +48,27 @@ function(_tdc_suite_executable target objects guard)
 endfunction()
 
 function(_tdc_discover target prefix labels)
+  # gtest_discover_tests names its cached list "<target>[<n>]_tests.cmake";
+  # each target is discovered once, so n is 1.
+  set(TDC_TARGET "${target}")
+  set(TDC_TESTS_FILE "${CMAKE_CURRENT_BINARY_DIR}/${target}[1]_tests.cmake")
+  configure_file("${PROJECT_SOURCE_DIR}/cmake/TdcDiscoveryFreshness.cmake.in"
+    "${CMAKE_CURRENT_BINARY_DIR}/${target}_freshness.cmake" @ONLY)
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES
+    "${CMAKE_CURRENT_BINARY_DIR}/${target}_freshness.cmake")
+  # NO_PRETTY_VALUES: our names already carry the device; without it CMake
+  # appends "# GetParam() = ..." to every ctest name.
   gtest_discover_tests(${target}
+    NO_PRETTY_VALUES
     DISCOVERY_MODE PRE_TEST
     DISCOVERY_TIMEOUT ${TDC_DISCOVERY_TIMEOUT}
     TEST_PREFIX "${prefix}"
     XML_OUTPUT_DIR "${CMAKE_BINARY_DIR}/results/gtest"
-    PROPERTIES LABELS "${labels}"
   )
+  # Labels are set by the properties script too: gtest_discover_tests would
+  # flatten a list-valued property into separate arguments.
   set(TDC_TESTS_VARIABLE "${target}_TESTS")
+  set(TDC_TEST_LABELS "${labels}")
   configure_file("${PROJECT_SOURCE_DIR}/cmake/TdcTestProperties.cmake.in"
     "${CMAKE_CURRENT_BINARY_DIR}/${target}_properties.cmake" @ONLY)
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES

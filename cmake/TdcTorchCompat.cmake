@@ -30,7 +30,7 @@ endfunction()
 # The name a PrivateUse1 backend is known by in device strings: LibTorch 2.x
 # lets the backend register one ("loopback"); 1.13 always says privateuseone.
 if(TDC_TORCH_VERSION VERSION_GREATER_EQUAL 2.0)
-  set(TDC_PRIVATEUSE1_NAME loopback)
+  set(TDC_PRIVATEUSE1_NAME loopback CACHE INTERNAL "device type name of a PrivateUse1 backend")
 else()
-  set(TDC_PRIVATEUSE1_NAME privateuseone)
+  set(TDC_PRIVATEUSE1_NAME privateuseone CACHE INTERNAL "device type name of a PrivateUse1 backend")
 endif()

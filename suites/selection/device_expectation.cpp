@@ -24,8 +24,9 @@ TEST_P(DeviceExpectation, IsPresent) {
     why = "this LibTorch build has no " + name + " backend";
   }
   EXPECT_GE(host.count(wanted.type), wanted.count)
-      << "TDC_EXPECT wants " << wanted.count << " " << name << " device(s) ("
-      << name << ":0.." << name << ":" << wanted.count - 1 << "); " << why;
+      << "TDC_EXPECT wants " << wanted.count << " " << name << " device(s) (" << name << ":0"
+      << (wanted.count > 1 ? ".." + name + ":" + std::to_string(wanted.count - 1) : "")
+      << "); " << why;
 }
 
 INSTANTIATE_TEST_SUITE_P(, DeviceExpectation,

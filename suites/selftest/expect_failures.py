@@ -42,11 +42,13 @@ def run_gtest(binary, env):
     return run.returncode, verdicts, run.stdout + run.stderr
 
 
-def run_ctest(build_dir, label, env):
+def run_ctest(build_dir, label, env, regex=None):
     with tempfile.TemporaryDirectory() as tmp:
         junit = os.path.join(tmp, "junit.xml")
-        run = subprocess.run(["ctest", "--test-dir", build_dir, "-L", label, "-j2",
-                              "--output-junit", junit], env=env,
+        command = ["ctest", "--test-dir", build_dir, "-L", label, "-j2", "--output-junit", junit]
+        if regex:
+            command += ["-R", regex]
+        run = subprocess.run(command, env=env,
                              capture_output=True, text=True, timeout=3600)
         if not os.path.exists(junit):
             return run.returncode, None, run.stdout + run.stderr

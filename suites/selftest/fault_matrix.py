@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Runs the conformance suites against the loopback backend in each of its
+fault modes and checks, for each, that the run fails and that the checks
+meant to catch that fault are among the failures. A fault no check catches
+is a hole in the suite.
+
+  fault_matrix.py --build-dir BUILD --backend-name loopback [--markdown FILE]
+"""
+import argparse
+import fnmatch
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from expect_failures import run_ctest  # noqa: E402
+
+
+def faults(name, library):
+    """(mode, extra environment, tests that must fail, tests that must pass, ctest -R)."""
+    d0, d1 = f"/{name}_0", f"/{name}_1"
+    # TDC_EXPECT names the backend, so every suite binary must load it to parse it.
+    expect_two = {"TDC_EXPECT": f"{name}:2", "TDC_BACKEND_LIBS": library}
+    return [
+        ("corrupt-copy", {}, [f"loopback:Forward.*{d0}_*", f"loopback:Placement.ToLeavesSourceWhereItWas{d0}",
+                              f"loopback:PlacementAcrossDevices.ToAnotherIndexIsExact{d0}"], [], None),
+        ("result-on-host", {}, [f"loopback:Forward.*{d0}_float32",
+                                f"loopback:MismatchGuard.AcceptsAlignedModelInputAndOutput{d0}"], [], None),
+        ("wrong-index", {}, [f"loopback:Placement.*{d1}", f"loopback:PlacementAcrossDevices.*{d0}"],
+         [f"loopback:Placement.*{d0}"], None),
+        ("zero-devices", expect_two,
+         [f"loopback:DeviceExpectation.IsPresent/{name}_at_least_2"], [], None),
+        ("count-throws", {}, ["loopback:DeviceDiscovery.EveryBackendEnumerates",
+                              "loopback:Selection.PicksCpuExactlyWhenNoAcceleratorCanInitialise"], [], None),
+        ("hang-copy", {"TDC_TEST_TIMEOUT": "10"}, [f"loopback:Placement.ToLeavesSourceWhereItWas{d0}"],
+         ["loopback:DeviceDiscovery.EveryBackendEnumerates"], "loopback:(Placement|DeviceDiscovery)"),
+    ]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build-dir", required=True)
+    parser.add_argument("--backend-name", default="loopback")
+    parser.add_argument("--markdown")
+    parser.add_argument("--only", help="run one mode")
+    args = parser.parse_args()
+
+    rows, holes = [], 0
+    library = os.path.join(os.path.abspath(args.build_dir), "lib", "libtdc_loopback.so")
+    for mode, extra, must_fail, must_pass, regex in faults(args.backend_name, library):
+        if args.only and mode != args.only:
+            continue
+        env = dict(os.environ, TDC_LOOPBACK_FAULT=mode, **extra)
+        started = time.time()
+        code, verdicts, output = run_ctest(args.build_dir, "loopback", env, regex)
+        seconds = time.time() - started
+        if verdicts is None:
+            print(output[-4000:])
+            rows.append((mode, "no report", []))
+            holes += 1
+            continue
+        failed = sorted(n for n, v in verdicts.items() if v == "failed")
+        passed = [n for n, v in verdicts.items() if v == "passed"]
+        problems = []
+        if code == 0:
+            problems.append("the run passed")
+        problems += [f"not failed: {g}" for g in must_fail if not fnmatch.filter(failed, g)]
+        problems += [f"not passed: {g}" for g in must_pass if not fnmatch.filter(passed, g)]
+        verdict = "caught" if not problems else "HOLE: " + "; ".join(problems)
+        holes += bool(problems)
+        print(f"{mode:<15} {verdict}  ({len(failed)} of {len(verdicts)} failed, {seconds:.0f} s)")
+        for name in failed:
+            print(f"    {name}")
+        rows.append((mode, verdict, failed))
+
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write("| fault (TDC_LOOPBACK_FAULT) | verdict | tests that failed |\n|---|---|---|\n")
+            for mode, verdict, failed in rows:
+                f.write(f"| `{mode}` | {verdict} | {'<br>'.join(failed)} |\n")
+    print(f"{len(rows) - holes} passed, {holes} failed")
+    return 1 if holes else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
