@@ -30,17 +30,24 @@ def device_of(name):
 
 
 def gtest_skip_reasons(directory):
+    """Skip messages by test name, from GoogleTest's per-test XML. A known
+    failure is a skip whose test carries the known_failure property."""
     reasons = {}
-    for path in glob.glob(os.path.join(directory or "", "*.xml")):
+    for path in glob.glob(os.path.join(directory or "", "**", "*.xml"), recursive=True):
         try:
             root = ET.parse(path).getroot()
         except ET.ParseError:
             continue
         for case in root.iter("testcase"):
             skipped = case.find("skipped")
-            if skipped is not None:
-                name = f"{case.get('classname')}.{case.get('name')}"
-                reasons[name] = skipped.get("message", "").strip()
+            if skipped is None:
+                continue
+            name = f"{case.get('classname')}.{case.get('name')}"
+            lines = skipped.get("message", "").strip().splitlines()
+            if lines and re.match(r"^\S+:\d+$", lines[0]):
+                lines = lines[1:]  # GoogleTest's "file:line" of the GTEST_SKIP
+            known = any(p.get("name") == "known_failure" for p in case.iter("property"))
+            reasons[name] = ("known_failure" if known else "skipped", " ".join(lines))
     return reasons
 
 
@@ -55,8 +62,7 @@ def read_junit(path, reasons):
                 message = (node.get("message") or "").strip()
         elif case.find("skipped") is not None or case.get("status") in ("notrun", "disabled"):
             bare = name.split(":", 1)[1] if ":" in name.split("/")[0] else name
-            message = reasons.get(bare, "")
-            status = "known_failure" if message.startswith("known failure") else "skipped"
+            status, message = reasons.get(bare, ("skipped", ""))
         else:
             status, message = "passed", ""
         tests.append({"name": name, "device": device_of(name), "status": status,

@@ -9,6 +9,7 @@ it fails, and fails in the checks meant to catch that breakage.
 --only:      every failed test must match one of the globs (nothing else broke).
 --must-pass: each glob must match at least one test that passed (the run kept
              its other results).
+--must-skip: each glob must match at least one skipped test (e.g. a waived one).
 Prints the failed tests, one a line, for the docs' fault table."""
 import argparse
 import fnmatch
@@ -74,6 +75,7 @@ def main():
     parser.add_argument("--env", action="append", default=[])
     parser.add_argument("--must-fail", action="append", default=[])
     parser.add_argument("--must-pass", action="append", default=[])
+    parser.add_argument("--must-skip", action="append", default=[])
     parser.add_argument("--only", action="store_true")
     args = parser.parse_args()
 
@@ -93,6 +95,7 @@ def main():
         return 1
     failed = sorted(name for name, verdict in verdicts.items() if verdict == "failed")
     passed = [name for name, verdict in verdicts.items() if verdict == "passed"]
+    skipped = [name for name, verdict in verdicts.items() if verdict == "skipped"]
     if code == 0:
         problems.append("the run passed; it should have failed")
     for glob in args.must_fail:
@@ -101,6 +104,9 @@ def main():
     for glob in args.must_pass:
         if not fnmatch.filter(passed, glob):
             problems.append(f"no passed test matches {glob!r}")
+    for glob in args.must_skip:
+        if not fnmatch.filter(skipped, glob):
+            problems.append(f"no skipped test matches {glob!r}")
     if args.only:
         for name in failed:
             if not any(fnmatch.fnmatch(name, glob) for glob in args.must_fail):
