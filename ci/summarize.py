@@ -18,7 +18,10 @@ DTYPES = ("float32", "float64", "float16", "bfloat16")
 
 
 def device_of(name):
-    """'loopback:Forward.X/loopback_1_bfloat16' -> 'loopback:1'; unparameterised -> 'host'."""
+    """'loopback:Forward.X/loopback_1_bfloat16' -> 'loopback:1'; unparameterised -> 'host';
+    the project's own tests -> 'selftest'."""
+    if name.startswith("selftest."):
+        return "selftest"
     if "/" not in name:
         return "host"
     label = name.rsplit("/", 1)[1]

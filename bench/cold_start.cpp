@@ -1,0 +1,68 @@
+// tdc_cold_start: one seed forward in a fresh process, timed from main() to
+// the first result on the host, lazy accelerator initialisation included.
+// Prints one JSON object; cold_start.py runs it N times (and adds the time
+// before main(): loading LibTorch) and reports medians.
+#include "tdc/config_error.h"
+#include "tdc/device_info.h"
+#include "tdc/discovery.h"
+#include "tdc/run_config.h"
+#include "tdc/seed_model.h"
+
+#include <ATen/ATen.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double us_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::micro>(b - a).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto entered = Clock::now();
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::cout << "tdc_cold_start: time to the seed's first forward result. Flags:\n"
+                << tdc::run_flags_help();
+      return 0;
+    }
+  }
+  if (!tdc::prepare_run_or_report(&argc, argv)) return tdc::kConfigErrorExitCode;
+  if (argc > 1) {
+    std::cerr << argv[0] << ": unknown argument '" << argv[1] << "' (see --help)" << std::endl;
+    return tdc::kConfigErrorExitCode;
+  }
+  const auto prepared = Clock::now();
+
+  // The seed's rule picks the device, initialising the accelerator if needed.
+  const auto selection = tdc::select_device();
+  const auto device = selection.selected;
+  const auto selected = Clock::now();
+
+  at::NoGradGuard no_grad;
+  auto model = tdc::make_seed_model();
+  model->to(device);
+  const auto output = model->forward(tdc::make_seed_input(at::TensorOptions().device(device)));
+  const auto on_host = output.to(at::kCPU);  // waits for the device
+  const auto done = Clock::now();
+
+  const auto expected = tdc::reference_forward(model, tdc::make_seed_input({})).to(at::kFloat);
+  const bool correct = at::allclose(on_host, expected, 1e-4, 1e-5);
+
+  std::printf(
+      "{\"device\": \"%s\", \"selection\": \"%s\", \"libtorch\": \"%s\", "
+      "\"main_to_result_us\": %.1f, \"prepare_us\": %.1f, \"select_us\": %.1f, "
+      "\"first_forward_us\": %.1f, \"correct\": %s}\n",
+      device.str().c_str(), selection.str().c_str(), tdc::libtorch_version().c_str(),
+      us_between(entered, done), us_between(entered, prepared), us_between(prepared, selected),
+      us_between(selected, done), correct ? "true" : "false");
+  std::fflush(stdout);
+  return correct ? 0 : 1;
+}

@@ -1,0 +1,138 @@
+#include "program.h"
+
+#include "tdc/config_error.h"
+#include "tdc/device_info.h"
+#include "tdc/discovery.h"
+#include "tdc/run_config.h"
+
+#include <ATen/Parallel.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+namespace tdc::bench {
+namespace {
+
+std::atomic<bool> verification_failed{false};
+
+bool env_quick() {
+  const char* value = std::getenv("TDC_BENCH_QUICK");
+  if (value == nullptr || *value == '\0' || std::strcmp(value, "0") == 0) return false;
+  if (std::strcmp(value, "1") == 0) return true;
+  throw ConfigError(std::string("TDC_BENCH_QUICK='") + value + "': expected 0 or 1");
+}
+
+// Takes --tdc-quick out of argv before Google Benchmark sees it.
+Settings take_settings(int* argc, char** argv) {
+  Settings settings;
+  settings.quick = env_quick();
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    if (std::strcmp(argv[i], "--tdc-quick") == 0) {
+      settings.quick = true;
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  *argc = kept;
+  argv[kept] = nullptr;
+  return settings;
+}
+
+void add_context(const Settings& settings) {
+  benchmark::AddCustomContext("tdc.libtorch_version", tdc::libtorch_version());
+  benchmark::AddCustomContext("tdc.selection", tdc::select_device().str());
+  benchmark::AddCustomContext("tdc.quick", settings.quick ? "1" : "0");
+  // Intra-op threads change copy and matmul times; on a shared host they
+  // also decide whether a copy waits for a descheduled worker.
+  benchmark::AddCustomContext("tdc.intra_op_threads", std::to_string(at::get_num_threads()));
+  for (const auto& description : tdc::describe_host_devices()) {
+    const auto key = "tdc.device." + description.device.str();
+    benchmark::AddCustomContext(key + ".name", description.name);
+    if (!description.driver.empty()) benchmark::AddCustomContext(key + ".driver", description.driver);
+  }
+}
+
+// Google Benchmark's own flags, defaulted here rather than set per benchmark:
+// per-benchmark settings end up in the benchmark names ("/repeats:5"), and
+// names must not change with --tdc-quick or compare.py cannot pair them. The
+// defaults come first in argv so that the user's flags override them.
+std::vector<std::string> default_benchmark_flags(const Settings& settings) {
+  return {
+      settings.quick ? "--benchmark_min_time=0.005" : "--benchmark_min_time=0.05",
+      settings.quick ? "--benchmark_min_warmup_time=0.002" : "--benchmark_min_warmup_time=0.02",
+      // Five repetitions: median, cv, and enough for compare.py's U test.
+      "--benchmark_repetitions=5",
+      // Console: aggregates only; the JSON keeps every repetition for the U test.
+      "--benchmark_display_aggregates_only=true",
+  };
+}
+
+void print_help(const Program& program) {
+  std::cout << program.name << ": " << program.description << "\n\n"
+            << "TDC flags:\n"
+            << "  --tdc-quick   reduced size/case set for CI (also TDC_BENCH_QUICK=1)\n"
+            << run_flags_help() << "\nGoogle Benchmark flags:\n";
+  benchmark::PrintDefaultHelp();
+}
+
+}  // namespace
+
+int run(const Program& program, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      print_help(program);
+      return 0;
+    }
+  }
+  if (!tdc::prepare_run_or_report(&argc, argv)) return kConfigErrorExitCode;
+  Settings settings;
+  try {
+    settings = take_settings(&argc, argv);
+  } catch (const ConfigError& error) {
+    std::cerr << argv[0] << ": " << error.what() << std::endl;
+    return kConfigErrorExitCode;
+  }
+  auto defaults = default_benchmark_flags(settings);
+  std::vector<char*> args{argv[0]};
+  for (auto& flag : defaults) args.push_back(flag.data());
+  args.insert(args.end(), argv + 1, argv + argc);
+  int args_count = static_cast<int>(args.size());
+  args.push_back(nullptr);
+  benchmark::Initialize(&args_count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(args_count, args.data())) return kConfigErrorExitCode;
+
+  add_context(settings);
+  program.register_benchmarks(settings);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (verification_failed) {
+    std::cerr << program.name << ": verification failed (see the benchmarks marked ERROR)"
+              << std::endl;
+    return 1;
+  }
+  return 0;
+}
+
+benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b,
+                                          const Settings& settings) {
+  (void)settings;  // run-wide options are flags: see default_benchmark_flags
+  return b->UseManualTime()->Unit(benchmark::kMicrosecond);
+}
+
+void fail_verification(benchmark::State& state, const std::string& what) {
+  verification_failed = true;
+  const auto message = "verification failed: " + what;
+  state.SkipWithError(message.c_str());
+}
+
+void skip_series(const std::string& series, const std::string& reason) {
+  std::cerr << "skipping " << series << ": " << reason << std::endl;
+  benchmark::AddCustomContext("tdc.skipped." + series, reason);
+}
+
+}  // namespace tdc::bench

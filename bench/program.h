@@ -1,0 +1,40 @@
+#pragma once
+// The entry point every benchmark program shares: TDC's flags, plugins and
+// device specs first (as in the suites' gtest_main), then registration for
+// the devices under test, then Google Benchmark.
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+namespace tdc::bench {
+
+struct Settings {
+  bool quick = false;  // --tdc-quick or TDC_BENCH_QUICK=1: the reduced set for CI
+};
+
+struct Program {
+  const char* name;         // "tdc_bench_transfer"
+  const char* description;  // one line for --help
+  // Registers the program's benchmarks; devices_under_test() is ready.
+  void (*register_benchmarks)(const Settings&);
+};
+
+// Runs the program; returns the process exit status: kConfigErrorExitCode on
+// bad input, 1 when a benchmark failed verification, else 0.
+int run(const Program& program, int argc, char** argv);
+
+// The options every benchmark shares: manual time (the timer in
+// tdc/compat/timing.h decides how) in microseconds. Warm-up, minimum time
+// and repetitions are run-wide flags with defaults (see program.cpp).
+benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b,
+                                          const Settings& settings);
+
+// Marks the run as failed (exit status 1) and skips the benchmark with the
+// message, which starts with "verification failed".
+void fail_verification(benchmark::State& state, const std::string& what);
+
+// Records why a series is not registered: printed, and kept in the JSON
+// context under "skipped.<series>".
+void skip_series(const std::string& series, const std::string& reason);
+
+}  // namespace tdc::bench

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""The benchmark step of CI: runs tdc_bench_transfer and tdc_bench_forward
+(on this host's devices, and again with the loopback backend loaded when
+BUILD/lib has it), measures the cold start, checks bench/thresholds.json and
+plots the bandwidth. Everything lands in --out; a short summary is printed.
+
+Exit status: 0 when all ran and passed; 1 on a verification failure, a
+threshold violation or a program that failed; 2 on bad arguments.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench_results  # noqa: E402
+
+
+def run(cmd, env, log):
+    started = time.monotonic()
+    with open(log, "w") as f:
+        code = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, env=env).returncode
+    what = os.path.basename(cmd[1] if cmd[0] == sys.executable else cmd[0])
+    print(f"  {what}: exit {code}, "
+          f"{time.monotonic() - started:.1f} s (log: {log})")
+    return code
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build-dir", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--quick", action="store_true", help="reduced sizes and cases (CI)")
+    parser.add_argument("--with-loopback", action="store_true",
+                        help="also run with BUILD/lib/libtdc_loopback.so loaded, if built")
+    parser.add_argument("--thresholds", default=os.path.join(HERE, "thresholds.json"))
+    parser.add_argument("--threads", type=int, default=1,
+                        help="intra-op threads (OMP_NUM_THREADS) for the programs; 0 keeps "
+                             "LibTorch's default. One keeps shared CI hosts comparable.")
+    parser.add_argument("--cold-start-runs", type=int, default=None)
+    args = parser.parse_args()
+
+    bin_dir = os.path.join(args.build_dir, "bin")
+    programs = {p: os.path.join(bin_dir, p) for p in
+                ("tdc_bench_transfer", "tdc_bench_forward", "tdc_cold_start")}
+    missing = [p for p in programs.values() if not os.access(p, os.X_OK)]
+    if missing:
+        print(f"run_all: not built: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    os.makedirs(args.out, exist_ok=True)
+
+    env = dict(os.environ)
+    if args.threads > 0:
+        env["OMP_NUM_THREADS"] = str(args.threads)
+    env.pop("TDC_BACKEND_LIBS", None)
+
+    # (tag, extra arguments, extra environment)
+    runs = [("host", [], {})]
+    loopback = os.path.join(args.build_dir, "lib", "libtdc_loopback.so")
+    if args.with_loopback:
+        if os.path.exists(loopback):
+            # cpu was covered by the host run: only the loopback devices here.
+            runs.append(("loopback", [f"--backend-lib={loopback}"], {}))
+        else:
+            print(f"run_all: {loopback} not built; skipping the loopback run")
+
+    failed, results = [], []
+    quick = ["--tdc-quick"] if args.quick else []
+    for tag, extra, extra_env in runs:
+        run_env = {**env, **extra_env}
+        skip_cpu = ["--benchmark_filter=-/cpu/"] if tag != "host" else []
+        for program in ("tdc_bench_transfer", "tdc_bench_forward"):
+            out = os.path.join(args.out, f"{program.replace('tdc_bench_', '')}_{tag}.json")
+            cmd = [programs[program], *quick, *extra, *skip_cpu,
+                   f"--benchmark_out={out}", "--benchmark_out_format=json"]
+            code = run(cmd, run_env, os.path.join(args.out, f"{program}_{tag}.log"))
+            if code != 0:
+                failed.append(f"{program} ({tag}) exited {code}")
+            if os.path.exists(out):
+                results.append(out)
+        runs_n = args.cold_start_runs or (3 if args.quick else 10)
+        code = run([sys.executable, os.path.join(HERE, "cold_start.py"),
+                    "--exe", programs["tdc_cold_start"], "--runs", str(runs_n),
+                    "--out", os.path.join(args.out, f"cold_start_{tag}.json"), "--", *extra],
+                   run_env, os.path.join(args.out, f"cold_start_{tag}.log"))
+        if code != 0:
+            failed.append(f"cold start ({tag}) exited {code}")
+
+    code = run([sys.executable, os.path.join(HERE, "check_thresholds.py"),
+                "--thresholds", args.thresholds, *results], env,
+               os.path.join(args.out, "thresholds.txt"))
+    if code != 0:
+        failed.append("threshold check failed")
+    transfers = [r for r in results if os.path.basename(r).startswith("transfer_")]
+    if transfers:
+        run([sys.executable, os.path.join(HERE, "plot_bandwidth.py"), *transfers,
+             "--out", os.path.join(args.out, "bandwidth.svg")], env,
+            os.path.join(args.out, "plot.log"))
+
+    print_summary(results, args.out)
+    for line in failed:
+        print(f"FAILED: {line}")
+    return 1 if failed else 0
+
+
+def print_summary(results, out_dir):
+    rows = bench_results.load_all(results)
+    transfers = [r for r in rows if r.family == "transfer" and r.bytes_per_second]
+    best = {}
+    for r in transfers:
+        key = (r.device, r.pattern)
+        if key not in best or r.bytes_per_second > best[key].bytes_per_second:
+            best[key] = r
+    print("summary: peak median bandwidth per device and pattern")
+    for (device, pattern), r in sorted(best.items()):
+        print(f"  {device:26s} {pattern:11s} {r.bytes_per_second / 1e9:8.2f} GB/s "
+              f"at {bench_results.human_bytes(r.size)}")
+    seeds = [r for r in rows if r.family == "forward" and r.pattern == "seed_float32" and r.seconds]
+    for r in seeds:
+        print(f"  {r.device:26s} seed forward {r.seconds * 1e6:8.1f} us (median)")
+    errors = [r for r in rows if r.error]
+    for r in errors:
+        print(f"  ERROR {r.run_name}: {r.error}")
+    threshold_report = os.path.join(out_dir, "thresholds.txt")
+    if os.path.exists(threshold_report):
+        with open(threshold_report) as f:
+            for line in f:
+                print(f"  {line.rstrip()}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

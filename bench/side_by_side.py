@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Side-by-side comparisons on one host, in one run: the C++ benchmarks
+against the references they should match.
+
+  (a) the seed's forward: C++ tdc_bench_forward vs Python PyTorch
+      (torch.utils.benchmark.Timer, median), same version. Target: C++ <= 0.5x.
+  (b) copies (cpu d2d/clone, loopback h2d/d2h/d2d/peer) vs std::memcpy of the
+      same size, from the same tdc_bench_transfer run. Target: >= 0.9x.
+  (c) on a CUDA host: d2d vs PyTorch's own copy_ timed from Python. Target:
+      >= 0.9x. (A raw cudaMemcpyAsync reference is not built.)
+
+Targets are reported, never asserted: timing is not a pass/fail test here.
+The Python side runs in --python (an interpreter with torch), as a subprocess,
+so this script needs only the standard library.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+
+# Table rows: the quick set's sizes and the largest, on the first device of
+# each type (the others repeat it), to keep the table readable.
+ROW_SIZES = {4 << 10, 256 << 10, 16 << 20, 256 << 20}
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bench_results  # noqa: E402
+
+PYTHON_SIDE = r"""
+import json, sys, torch, torch.utils.benchmark as tb
+args = json.loads(sys.argv[1])
+out = {"torch": torch.__version__}
+model, x = torch.nn.Linear(3, 2), torch.ones(4, 3)
+timer = tb.Timer(stmt="model(x)", setup="torch.set_grad_enabled(False)",
+                 globals={"model": model, "x": x, "torch": torch}, num_threads=args["threads"])
+out["seed_forward_s"] = timer.blocked_autorange(min_run_time=args["min_run_time"]).median
+if torch.cuda.is_available():
+    out["cuda_d2d_s"] = {}
+    for size in args["sizes"]:
+        src = torch.empty(size, dtype=torch.uint8, device="cuda")
+        dst = torch.empty_like(src)
+        t = tb.Timer(stmt="dst.copy_(src)", globals={"src": src, "dst": dst})
+        out["cuda_d2d_s"][str(size)] = t.blocked_autorange(min_run_time=args["min_run_time"]).median
+print(json.dumps(out))
+"""
+
+
+def run_json(cmd, env, out):
+    subprocess.run(cmd + [f"--benchmark_out={out}", "--benchmark_out_format=json"],
+                   env=env, check=True, stdout=subprocess.DEVNULL)
+    return bench_results.load(out)
+
+
+def ratio_row(what, measured, reference, target, higher_is_better, unit):
+    ratio = measured / reference
+    met = ratio >= target if higher_is_better else ratio <= target
+    sign = ">=" if higher_is_better else "<="
+    return (what, f"{measured:.4g} {unit}", f"{reference:.4g} {unit}", f"{ratio:.2f}",
+            f"{sign} {target}", "met" if met else "MISSED")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build-dir", required=True)
+    parser.add_argument("--python", default=sys.executable, help="an interpreter with torch")
+    parser.add_argument("--out", help="markdown file to write the table to")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="intra-op threads on both sides (torch.utils.benchmark defaults to 1)")
+    args = parser.parse_args()
+
+    bin_dir = os.path.join(args.build_dir, "bin")
+    loopback = os.path.join(args.build_dir, "lib", "libtdc_loopback.so")
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
+    env.pop("TDC_BACKEND_LIBS", None)
+    quick = ["--tdc-quick"] if args.quick else []
+    plugin = [f"--backend-lib={loopback}"] if os.path.exists(loopback) else []
+
+    with tempfile.TemporaryDirectory() as tmp:
+        fwd_ctx, forward = run_json([os.path.join(bin_dir, "tdc_bench_forward"), *quick,
+                                     "--benchmark_filter=seed_float32/cpu"], env,
+                                    os.path.join(tmp, "forward.json"))
+        xfer_ctx, transfers = run_json([os.path.join(bin_dir, "tdc_bench_transfer"), *quick,
+                                        *plugin], env, os.path.join(tmp, "transfer.json"))
+    sizes = sorted({r.size for r in transfers if r.size})
+    py = subprocess.run([args.python, "-c", PYTHON_SIDE,
+                         json.dumps({"threads": args.threads, "sizes": sizes,
+                                     "min_run_time": 0.5 if args.quick else 2.0})],
+                        capture_output=True, text=True, env=env)
+    if py.returncode != 0:
+        print(f"side_by_side: the Python side failed:\n{py.stderr[-2000:]}", file=sys.stderr)
+        return 1
+    python = json.loads(py.stdout.strip().splitlines()[-1])
+
+    rows = []
+    seed = next(r for r in forward if r.device == "cpu")
+    rows.append(ratio_row("(a) seed forward, cpu: C++ / Python", seed.seconds * 1e6,
+                          python["seed_forward_s"] * 1e6, 0.5, False, "us"))
+    memcpy = {r.size: r for r in transfers if r.pattern == "memcpy"}
+    for r in sorted(transfers, key=lambda r: (r.device, r.pattern, r.size or 0)):
+        if r.pattern == "memcpy" or not r.bytes_per_second or r.size not in memcpy:
+            continue
+        if r.device.startswith("cuda") or r.size not in ROW_SIZES:
+            continue
+        if r.device.split("->")[0].split(":")[-1] not in ("cpu", "0"):
+            continue
+        rows.append(ratio_row(
+            f"(b) {r.device} {r.pattern} {bench_results.human_bytes(r.size)} / memcpy",
+            r.bytes_per_second / 1e9, memcpy[r.size].bytes_per_second / 1e9, 0.9, True, "GB/s"))
+    for r in transfers:
+        if r.device.startswith("cuda") and r.pattern == "d2d" and str(r.size) in python.get("cuda_d2d_s", {}):
+            rows.append(ratio_row(
+                f"(c) {r.device} d2d {bench_results.human_bytes(r.size)}: C++ / Python copy_",
+                r.bytes_per_second / 1e9, r.size / python["cuda_d2d_s"][str(r.size)] / 1e9,
+                0.9, True, "GB/s"))
+
+    header = (f"Measured {datetime.date.today().isoformat()} on {platform.node()} "
+              f"({xfer_ctx.get('num_cpus', '?')} CPUs, {platform.machine()}), "
+              f"LibTorch {fwd_ctx.get('tdc.libtorch_version')} (C++) vs torch {python['torch']} "
+              f"(Python), {args.threads} intra-op thread(s), "
+              f"{'quick' if args.quick else 'full'} size set; medians of 5 repetitions.")
+    table = ["| comparison | measured | reference | ratio | target | |",
+             "|---|---:|---:|---:|---|---|"]
+    table += ["| " + " | ".join(row) + " |" for row in rows]
+    text = header + "\n\n" + "\n".join(table) + "\n"
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
