@@ -25,6 +25,7 @@ function(tdc_add_conformance_suite)
   add_library(${objects} OBJECT ${arg_SOURCES})
   target_link_libraries(${objects} PUBLIC tdc_fixtures ${arg_LINK})
   tdc_target_uses_torch(${objects} PUBLIC)
+  tdc_reuse_fixtures_pch(${objects})
 
   _tdc_suite_executable(tdc_${arg_NAME} ${objects} tdc_alignment_guard)
   _tdc_discover(tdc_${arg_NAME} "" "conformance;${arg_NAME}")

@@ -34,3 +34,17 @@ if(TDC_TORCH_VERSION VERSION_GREATER_EQUAL 2.0)
 else()
   set(TDC_PRIVATEUSE1_NAME privateuseone CACHE INTERNAL "device type name of a PrivateUse1 backend")
 endif()
+
+#[=======================================================================[
+tdc_reuse_fixtures_pch(<target>...)
+Compiles the targets with tdc_fixtures' precompiled LibTorch headers
+(TDC_PRECOMPILED_HEADERS). Only for targets built with the same flags: not
+for shared libraries (position-independent code).
+#]=======================================================================]
+function(tdc_reuse_fixtures_pch)
+  if(TDC_PRECOMPILED_HEADERS)
+    foreach(target IN LISTS ARGN)
+      target_precompile_headers(${target} REUSE_FROM tdc_fixtures)
+    endforeach()
+  endif()
+endfunction()
