@@ -67,14 +67,22 @@ tdc_torch_prefix() {
 # Configures and builds the project into $1 against the LibTorch prefix $2.
 tdc_build() {
   local build_dir="$1" prefix="$2"; shift 2
-  local args=(-S "$TDC_ROOT" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release)
+  local args=(-S "$TDC_ROOT" -B "$build_dir" -GNinja -DCMAKE_BUILD_TYPE=Release)
   local prefixes="$prefix"
   [ -n "${TDC_DEPS_PREFIX:-}" ] && prefixes="$prefixes;$TDC_DEPS_PREFIX/usr"
   [ -n "$prefixes" ] && args+=("-DCMAKE_PREFIX_PATH=${prefixes#;}")
-  command -v ccache >/dev/null && [ -z "${TDC_NO_CCACHE:-}" ] && args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  if command -v ccache >/dev/null && [ -z "${TDC_NO_CCACHE:-}" ]; then
+    args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    # Hits across clones (CI builds a fresh clone) and with precompiled headers.
+    export CCACHE_BASEDIR="$TDC_ROOT"
+    export CCACHE_SLOPPINESS="pch_defines,time_macros,include_file_mtime,include_file_ctime"
+  fi
+  command -v ninja >/dev/null || args=("${args[@]/-GNinja/}")
   tdc_log "configuring $build_dir"
   cmake "${args[@]}" "$@" >"$build_dir.configure.log" 2>&1 || {
     tail -40 "$build_dir.configure.log" >&2; tdc_die "configure failed (log: $build_dir.configure.log)"; }
   tdc_log "building $build_dir"
+  local started=$SECONDS
   cmake --build "$build_dir" -j "$TDC_JOBS" || tdc_die "build failed in $build_dir"
+  tdc_log "built $build_dir in $((SECONDS - started)) s"
 }

@@ -14,7 +14,7 @@ TEST(Selection, FallsBackToCpuWhenAcceleratorIsMasked) {
   const char* masked = std::getenv("TDC_SELECTION_MASKED");
   if (masked == nullptr || std::string(masked) != "1") {
     GTEST_SKIP() << "runs in its own process with accelerators masked: "
-                    "ctest -R masked_accelerator_falls_back_to_cpu";
+                    "ctest -R selection.masked_accelerator_falls_back_to_cpu";
   }
   const char* cuda_visible = std::getenv("CUDA_VISIBLE_DEVICES");
   ASSERT_TRUE(cuda_visible != nullptr && *cuda_visible == '\0')
