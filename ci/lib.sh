@@ -79,8 +79,9 @@ tdc_build() {
   fi
   command -v ninja >/dev/null || args=("${args[@]/-GNinja/}")
   tdc_log "configuring $build_dir"
-  cmake "${args[@]}" "$@" >"$build_dir.configure.log" 2>&1 || {
-    tail -40 "$build_dir.configure.log" >&2; tdc_die "configure failed (log: $build_dir.configure.log)"; }
+  mkdir -p "$build_dir"
+  cmake "${args[@]}" "$@" >"$build_dir/configure.log" 2>&1 || {
+    tail -40 "$build_dir/configure.log" >&2; tdc_die "configure failed (log: $build_dir/configure.log)"; }
   tdc_log "building $build_dir"
   local started=$SECONDS
   cmake --build "$build_dir" -j "$TDC_JOBS" || tdc_die "build failed in $build_dir"
