@@ -66,6 +66,21 @@ at::Tensor destination_for(const Transfer& t, std::int64_t bytes) {
 // The first verdict per size, kept across the repetitions of a series.
 using Verdicts = std::map<std::int64_t, std::optional<std::string>>;
 
+// The one timed loop of every series, so that memcpy and LibTorch's copies
+// are measured the same way.
+template <typename Copy>
+void time_copies(benchmark::State& state, const std::vector<c10::Device>& devices, const Copy& copy,
+                 std::int64_t bytes) {
+  const auto timer = compat::make_interval_timer(devices);
+  for (auto _ : state) {
+    timer->start();
+    copy();
+    state.SetIterationTime(timer->stop());
+  }
+  state.SetBytesProcessed(state.iterations() * bytes);
+  state.SetLabel(timer->method());
+}
+
 void run_transfer(benchmark::State& state, const Transfer& t, Verdicts& verdicts) {
   const auto bytes = state.range(0);
   const auto pattern = seeded_bytes(bytes, kSeed + static_cast<std::uint64_t>(bytes));
@@ -95,14 +110,7 @@ void run_transfer(benchmark::State& state, const Transfer& t, Verdicts& verdicts
   }
   if (verdict->second) return fail_verification(state, *verdict->second);
 
-  const auto timer = compat::make_interval_timer(t.devices());
-  for (auto _ : state) {
-    timer->start();
-    copy();
-    state.SetIterationTime(timer->stop());
-  }
-  state.SetBytesProcessed(state.iterations() * bytes);
-  state.SetLabel(timer->method());
+  time_copies(state, t.devices(), copy, bytes);
 }
 
 // The anchor: std::memcpy between two host buffers that are already faulted in.
@@ -123,14 +131,7 @@ void run_memcpy(benchmark::State& state, Verdicts& verdicts) {
   }
   if (verdict->second) return fail_verification(state, *verdict->second);
 
-  const auto timer = compat::make_interval_timer({kHost});
-  for (auto _ : state) {
-    timer->start();
-    copy();
-    state.SetIterationTime(timer->stop());
-  }
-  state.SetBytesProcessed(state.iterations() * bytes);
-  state.SetLabel(timer->method());
+  time_copies(state, {kHost}, copy, bytes);
 }
 
 void add_series(const std::string& name, const Settings& settings,
