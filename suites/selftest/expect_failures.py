@@ -21,10 +21,13 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 
-def run_gtest(binary, env):
+def run_gtest(binary, env, gtest_filter=None):
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")
-        run = subprocess.run([binary, f"--gtest_output=json:{report}"], env=env,
+        command = [binary, f"--gtest_output=json:{report}"]
+        if gtest_filter:
+            command.append(f"--gtest_filter={gtest_filter}")
+        run = subprocess.run(command, env=env,
                              capture_output=True, text=True, timeout=1800)
         if not os.path.exists(report):
             return run.returncode, None, run.stdout + run.stderr
@@ -72,6 +75,7 @@ def main():
     source.add_argument("--gtest")
     source.add_argument("--ctest")
     parser.add_argument("--label", default="conformance")
+    parser.add_argument("--gtest-filter", help="with --gtest: run only these tests")
     parser.add_argument("--env", action="append", default=[])
     parser.add_argument("--must-fail", action="append", default=[])
     parser.add_argument("--must-pass", action="append", default=[])
@@ -84,7 +88,7 @@ def main():
         key, _, value = item.partition("=")
         env[key] = value
     if args.gtest:
-        code, verdicts, output = run_gtest(args.gtest, env)
+        code, verdicts, output = run_gtest(args.gtest, env, args.gtest_filter)
     else:
         code, verdicts, output = run_ctest(args.ctest, args.label, env)
 
