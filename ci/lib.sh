@@ -77,7 +77,8 @@ tdc_build() {
     export CCACHE_BASEDIR="$TDC_ROOT"
     export CCACHE_SLOPPINESS="pch_defines,time_macros,include_file_mtime,include_file_ctime"
   fi
-  command -v ninja >/dev/null || args=("${args[@]/-GNinja/}")
+  # A bundled ninja built for another glibc may exist and not run.
+  ninja --version >/dev/null 2>&1 || args=("${args[@]/-GNinja/}")
   tdc_log "configuring $build_dir"
   mkdir -p "$build_dir"
   cmake "${args[@]}" "$@" >"$build_dir/configure.log" 2>&1 || {
