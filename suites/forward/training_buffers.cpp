@@ -1,0 +1,41 @@
+// A training-mode forward pass updates module buffers (BatchNorm's running
+// statistics) on the device, as it would on the CPU. A backend that computes
+// the right output but drops the buffer update passes every inference check;
+// this one catches it.
+#include <ATen/ATen.h>
+
+#include "tdc/alignment_guard.h"
+#include "tdc/fixtures.h"
+#include "tdc/seed_model.h"
+#include "tdc/tolerance.h"
+
+namespace {
+
+using ForwardTraining = tdc::DeviceTest;
+
+TEST_P(ForwardTraining, UpdatesBufferStatisticsLikeCpu) {
+  auto on_cpu = tdc::make_model_with_buffers();
+  auto on_device = tdc::make_model_with_buffers();
+  on_device->to(device());
+  on_cpu->train();
+  on_device->train();
+  const auto input = at::arange(12, at::kFloat).reshape({4, 3}).div_(7.0);
+
+  const auto expected = on_cpu->forward(input);
+  const auto output = on_device->forward(input.to(device()));
+
+  EXPECT_EQ(output.device(), device());
+  EXPECT_TRUE(tdc::all_close(output, expected, tdc::tolerance_for(at::kFloat))) << "output";
+  const auto cpu_buffers = on_cpu->named_buffers();
+  for (const auto& buffer : on_device->named_buffers()) {
+    EXPECT_EQ(buffer.value().device(), device()) << buffer.key();
+    EXPECT_TRUE(tdc::all_close(buffer.value(), cpu_buffers[buffer.key()],
+                               tdc::tolerance_for(at::kFloat)))
+        << buffer.key() << " after one training step";
+  }
+  EXPECT_NO_THROW(tdc::check_device_alignment(*on_device, {}, {output}, device()));
+}
+
+TDC_INSTANTIATE_DEVICE_TEST_SUITE(ForwardTraining);
+
+}  // namespace
