@@ -6,8 +6,9 @@ against the references they should match.
       (torch.utils.benchmark.Timer, median), same version. Target: C++ <= 0.5x.
   (b) copies (cpu d2d/clone, loopback h2d/d2h/d2d/peer) vs std::memcpy of the
       same size, from the same tdc_bench_transfer run. Target: >= 0.9x.
-  (c) on a CUDA host: d2d vs PyTorch's own copy_ timed from Python. Target:
-      >= 0.9x. (A raw cudaMemcpyAsync reference is not built.)
+  (c) on a CUDA host: pinned h2d/d2h vs raw cudaMemcpyAsync of the same size
+      (tdc_cuda_memcpy_anchor, built with a CUDA LibTorch), and d2d vs
+      PyTorch's own copy_ timed from Python. Target: >= 0.9x.
 
 Targets are reported, never asserted: timing is not a pass/fail test here.
 The Python side runs in --python (an interpreter with torch), as a subprocess,
@@ -63,6 +64,24 @@ def ratio_row(what, measured, reference, target, higher_is_better, unit):
             f"{sign} {target}", "met" if met else "MISSED")
 
 
+def raw_cuda_rows(bin_dir, transfers, env):
+    """(c) pinned copies on cuda:0 against the same copies issued raw."""
+    anchor = os.path.join(bin_dir, "tdc_cuda_memcpy_anchor")
+    pinned = [r for r in transfers if r.device == "cuda:0" and r.size in ROW_SIZES
+              and r.pattern in ("h2d_pinned", "d2h_pinned") and r.bytes_per_second]
+    if not pinned or not os.path.exists(anchor):
+        return []
+    sizes = sorted({str(r.size) for r in pinned})
+    run = subprocess.run([anchor, "--device=0", *sizes], capture_output=True, text=True, env=env)
+    if run.returncode != 0:
+        print(f"side_by_side: {anchor} failed: {run.stderr.strip()}", file=sys.stderr)
+        return []
+    raw = json.loads(run.stdout)
+    return [ratio_row(f"(c) cuda:0 {r.pattern} {bench_results.human_bytes(r.size)}: C++ / raw cudaMemcpyAsync",
+                      r.bytes_per_second / 1e9, raw[r.pattern][str(r.size)] / 1e9, 0.9, True, "GB/s")
+            for r in pinned]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build-dir", required=True)
@@ -111,6 +130,7 @@ def main():
         rows.append(ratio_row(
             f"(b) {r.device} {r.pattern} {bench_results.human_bytes(r.size)} / memcpy",
             r.bytes_per_second / 1e9, memcpy[r.size].bytes_per_second / 1e9, 0.9, True, "GB/s"))
+    rows += raw_cuda_rows(bin_dir, transfers, env)
     for r in transfers:
         if r.device.startswith("cuda") and r.pattern == "d2d" and str(r.size) in python.get("cuda_d2d_s", {}):
             rows.append(ratio_row(
