@@ -8,7 +8,6 @@
 #include <ATen/Parallel.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -19,17 +18,10 @@ namespace {
 
 std::atomic<bool> verification_failed{false};
 
-bool env_quick() {
-  const char* value = std::getenv("TDC_BENCH_QUICK");
-  if (value == nullptr || *value == '\0' || std::strcmp(value, "0") == 0) return false;
-  if (std::strcmp(value, "1") == 0) return true;
-  throw ConfigError(std::string("TDC_BENCH_QUICK='") + value + "': expected 0 or 1");
-}
-
 // Takes --tdc-quick out of argv before Google Benchmark sees it.
 Settings take_settings(int* argc, char** argv) {
   Settings settings;
-  settings.quick = env_quick();
+  settings.quick = read_env_switch("TDC_BENCH_QUICK");
   int kept = 1;
   for (int i = 1; i < *argc; ++i) {
     if (std::strcmp(argv[i], "--tdc-quick") == 0) {

@@ -15,18 +15,10 @@ TEST_P(DeviceExpectation, IsPresent) {
   const auto& wanted = GetParam();
   const auto& host = tdc::host_devices();
   const auto name = tdc::device_type_name(wanted.type);
-  std::string why;
-  if (const auto* backend = host.backend(wanted.type)) {
-    why = backend->error.empty() ? name + " backend reports " +
-                                       std::to_string(backend->device_count) + " device(s)"
-                                 : name + " backend failed: " + backend->error;
-  } else if (wanted.type != c10::DeviceType::CPU) {
-    why = "this LibTorch build has no " + name + " backend";
-  }
   EXPECT_GE(host.count(wanted.type), wanted.count)
       << "TDC_EXPECT wants " << wanted.count << " " << name << " device(s) (" << name << ":0"
       << (wanted.count > 1 ? ".." + name + ":" + std::to_string(wanted.count - 1) : "")
-      << "); " << why;
+      << "); " << tdc::describe_backend(host, wanted.type);
 }
 
 INSTANTIATE_TEST_SUITE_P(, DeviceExpectation,
