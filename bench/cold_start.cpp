@@ -5,7 +5,10 @@
 #include "tdc/config_error.h"
 #include "tdc/device_info.h"
 #include "tdc/discovery.h"
+#include "tdc/prerequisite.h"
+#include "tdc/process_guard.h"
 #include "tdc/run_config.h"
+#include "tdc/text.h"
 #include "tdc/seed_model.h"
 
 #include <ATen/ATen.h>
@@ -34,23 +37,50 @@ int main(int argc, char** argv) {
       return 0;
     }
   }
-  if (!tdc::prepare_run_or_report(&argc, argv)) return tdc::kConfigErrorExitCode;
-  if (argc > 1) {
-    std::cerr << argv[0] << ": unknown argument '" << argv[1] << "' (see --help)" << std::endl;
+  // Exit status: 0 a correct result, 1 a wrong one or a failure (one line on
+  // stderr), 2 bad flags or environment.
+  tdc::guard_against_early_exit(argv[0]);
+  const auto fail = [](const std::string& message) {
+    std::cerr << "tdc_cold_start: " << tdc::first_line(message) << std::endl;
+    tdc::report_finished();
+    return 1;
+  };
+  int timeout = 0;
+  try {
+    if (!tdc::prepare_run_or_report(&argc, argv)) {
+      tdc::report_finished();
+      return tdc::kConfigErrorExitCode;
+    }
+    timeout = tdc::test_timeout_seconds();
+  } catch (const tdc::ConfigError& error) {
+    std::cerr << "tdc_cold_start: " << error.what() << std::endl;
+    tdc::report_finished();
     return tdc::kConfigErrorExitCode;
   }
+  if (argc > 1) {
+    std::cerr << argv[0] << ": unknown argument '" << argv[1] << "' (see --help)" << std::endl;
+    tdc::report_finished();
+    return tdc::kConfigErrorExitCode;
+  }
+  tdc::arm_watchdog(argv[0], timeout, "the seed's first forward");
   const auto prepared = Clock::now();
 
   // The seed's rule picks the device, initialising the accelerator if needed.
   const auto selection = tdc::select_device();
+  if (!selection.error.empty()) return fail(selection.error);
   const auto device = selection.selected;
   const auto selected = Clock::now();
 
   at::NoGradGuard no_grad;
   auto model = tdc::make_seed_model();
-  model->to(device);
-  const auto output = model->forward(tdc::make_seed_input(at::TensorOptions().device(device)));
-  const auto on_host = output.to(at::kCPU);  // waits for the device
+  if (const auto why = tdc::move_module_or_explain(*model, device)) return fail(*why);
+  at::Tensor on_host;
+  try {
+    const auto output = model->forward(tdc::make_seed_input(at::TensorOptions().device(device)));
+    on_host = output.to(at::kCPU);  // waits for the device
+  } catch (const std::exception& error) {
+    return fail("forward on " + device.str() + " threw: " + error.what());
+  }
   const auto done = Clock::now();
 
   const auto expected = tdc::reference_forward(model, tdc::make_seed_input({})).to(at::kFloat);
@@ -64,5 +94,6 @@ int main(int argc, char** argv) {
       us_between(entered, done), us_between(entered, prepared), us_between(prepared, selected),
       us_between(selected, done), correct ? "true" : "false");
   std::fflush(stdout);
+  tdc::report_finished();
   return correct ? 0 : 1;
 }

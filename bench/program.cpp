@@ -2,7 +2,9 @@
 
 #include "tdc/config_error.h"
 #include "tdc/device_info.h"
+#include "tdc/devices_under_test.h"
 #include "tdc/discovery.h"
+#include "tdc/process_guard.h"
 #include "tdc/run_config.h"
 
 #include <ATen/Parallel.h>
@@ -81,13 +83,27 @@ int run(const Program& program, int argc, char** argv) {
       return 0;
     }
   }
-  if (!tdc::prepare_run_or_report(&argc, argv)) return kConfigErrorExitCode;
+  tdc::guard_against_early_exit(argv[0]);
+  if (!tdc::prepare_run_or_report(&argc, argv)) {
+    tdc::report_finished();
+    return kConfigErrorExitCode;
+  }
   Settings settings;
   try {
     settings = take_settings(&argc, argv);
   } catch (const ConfigError& error) {
     std::cerr << argv[0] << ": " << error.what() << std::endl;
+    tdc::report_finished();
     return kConfigErrorExitCode;
+  }
+  // --expect / TDC_EXPECT: a shortfall fails the run (after the benchmarks
+  // of the devices that are there).
+  bool expectation_failed = false;
+  for (const auto& wanted : tdc::expectations_under_test()) {
+    if (const auto shortfall = tdc::expectation_shortfall(wanted)) {
+      std::cerr << program.name << ": " << *shortfall << std::endl;
+      expectation_failed = true;
+    }
   }
   auto defaults = default_benchmark_flags(settings);
   std::vector<char*> args{argv[0]};
@@ -96,18 +112,22 @@ int run(const Program& program, int argc, char** argv) {
   int args_count = static_cast<int>(args.size());
   args.push_back(nullptr);
   benchmark::Initialize(&args_count, args.data());
-  if (benchmark::ReportUnrecognizedArguments(args_count, args.data())) return kConfigErrorExitCode;
+  if (benchmark::ReportUnrecognizedArguments(args_count, args.data())) {
+    tdc::report_finished();
+    return kConfigErrorExitCode;
+  }
 
   add_context(settings);
   program.register_benchmarks(settings);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  tdc::report_finished();
   if (verification_failed) {
     std::cerr << program.name << ": verification failed (see the benchmarks marked ERROR)"
               << std::endl;
     return 1;
   }
-  return 0;
+  return expectation_failed ? 1 : 0;
 }
 
 benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b,

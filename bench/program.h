@@ -19,7 +19,7 @@ struct Program {
   void (*register_benchmarks)(const Settings&);
 };
 
-// Runs the program; returns the process exit status: kConfigErrorExitCode on
+// Runs the program; returns the process exit status: kConfigErrorExitCode (2) on
 // bad input, 1 when a benchmark failed verification, else 0.
 int run(const Program& program, int argc, char** argv);
 

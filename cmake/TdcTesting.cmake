@@ -27,17 +27,27 @@ function(tdc_add_conformance_suite)
   tdc_target_uses_torch(${objects} PUBLIC)
   tdc_reuse_fixtures_pch(${objects})
 
+  # The launcher (CROSSCOMPILING_EMULATOR) runs discovery and every test:
+  # gtest_discover_tests lists tests through it, not with EXTRA_ARGS. Under it
+  # a bad setting becomes one failing entry, TdcConfiguration.IsValid, with
+  # the one-line reason (see fixtures/src/gtest_main.cpp).
+  set(launcher "${CMAKE_COMMAND};-E;env;TDC_CONFIG_ERROR_AS_TEST=1")
   _tdc_suite_executable(tdc_${arg_NAME} ${objects} tdc_alignment_guard)
-  _tdc_discover(tdc_${arg_NAME} "" "conformance;${arg_NAME}")
+  set_target_properties(tdc_${arg_NAME} PROPERTIES CROSSCOMPILING_EMULATOR "${launcher}")
+  _tdc_discover(tdc_${arg_NAME} "" "conformance;${arg_NAME}" "")
 
   if(TARGET tdc_loopback)
     _tdc_suite_executable(tdc_${arg_NAME}_with_loopback ${objects} tdc_alignment_guard)
-    # The launcher is how discovery sees the plugin too: gtest_discover_tests
-    # runs --gtest_list_tests through the emulator, not with EXTRA_ARGS.
+    # The loopback twin is the build's own reference run: it loads only the
+    # loopback library and runs on, and expects, its two devices, whatever
+    # TDC_BACKEND_LIBS / TDC_DEVICES / TDC_EXPECT say (those are for the
+    # plain entries, the vendor's). "privateuseone" names PrivateUse1 on
+    # every LibTorch, whatever the backend calls itself.
     set_target_properties(tdc_${arg_NAME}_with_loopback PROPERTIES CROSSCOMPILING_EMULATOR
-      "${CMAKE_COMMAND};-E;env;TDC_BACKEND_LIBS=$<TARGET_FILE:tdc_loopback>;TDC_DEVICES=${TDC_PRIVATEUSE1_NAME}")
+      "${launcher};TDC_BACKEND_LIBS=$<TARGET_FILE:tdc_loopback>;TDC_DEVICES=privateuseone;TDC_EXPECT=privateuseone:2")
     add_dependencies(tdc_${arg_NAME}_with_loopback tdc_loopback)
-    _tdc_discover(tdc_${arg_NAME}_with_loopback "loopback:" "conformance;${arg_NAME};loopback")
+    _tdc_discover(tdc_${arg_NAME}_with_loopback "loopback:" "conformance;${arg_NAME};loopback"
+      "$<TARGET_FILE:tdc_loopback>")
   endif()
 endfunction()
 
@@ -48,13 +58,26 @@ function(_tdc_suite_executable target objects guard)
   set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin")
 endfunction()
 
-function(_tdc_discover target prefix labels)
+# `own_libraries`: libraries the launcher loads, whose identity (like that of
+# TDC_BACKEND_LIBS and LibTorch) keys the discovery cache.
+function(_tdc_discover target prefix labels own_libraries)
   # gtest_discover_tests names its cached list "<target>[<n>]_tests.cmake";
   # each target is discovered once, so n is 1.
   set(TDC_TARGET "${target}")
   set(TDC_TESTS_FILE "${CMAKE_CURRENT_BINARY_DIR}/${target}[1]_tests.cmake")
+  get_target_property(torch_library torch IMPORTED_LOCATION)
+  get_filename_component(torch_dir "${torch_library}" DIRECTORY)
+  set(TDC_IDENTITY_LIBRARIES "${own_libraries}")
+  foreach(name torch torch_cpu c10 torch_cuda c10_cuda)
+    if(EXISTS "${torch_dir}/lib${name}.so")
+      list(APPEND TDC_IDENTITY_LIBRARIES "${torch_dir}/lib${name}.so")
+    endif()
+  endforeach()
   configure_file("${PROJECT_SOURCE_DIR}/cmake/TdcDiscoveryFreshness.cmake.in"
-    "${CMAKE_CURRENT_BINARY_DIR}/${target}_freshness.cmake" @ONLY)
+    "${CMAKE_CURRENT_BINARY_DIR}/${target}_freshness.cmake.gen" @ONLY)
+  # Generator expressions (the loopback's path) resolve at generate time.
+  file(GENERATE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/${target}_freshness.cmake"
+    INPUT "${CMAKE_CURRENT_BINARY_DIR}/${target}_freshness.cmake.gen")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES
     "${CMAKE_CURRENT_BINARY_DIR}/${target}_freshness.cmake")
   # NO_PRETTY_VALUES: our names already carry the device; without it CMake

@@ -2,8 +2,10 @@
 // the CPU; put Linear(3, 2) and its input there; run a no-grad forward pass;
 // refuse to go on when model, input and output disagree on the device.
 //
-// Exit status: 0 aligned, 1 device mismatch (the guard's message on stderr),
-// 2 bad flags or environment.
+// Exit status: 0 aligned; 1 a check failed: device mismatch (the guard's
+// message on stderr), a TDC_EXPECT/--expect shortfall, a broken accelerator,
+// Module::to or the forward pass throwing, no result within TDC_TEST_TIMEOUT;
+// 2 bad flags or environment. Every failure is one line on stderr.
 #include <ATen/ATen.h>
 
 #include <cstring>
@@ -14,9 +16,13 @@
 #include "tdc/config_error.h"
 #include "tdc/device_spec.h"
 #include "tdc/device_info.h"
+#include "tdc/devices_under_test.h"
 #include "tdc/discovery.h"
+#include "tdc/prerequisite.h"
+#include "tdc/process_guard.h"
 #include "tdc/run_config.h"
 #include "tdc/seed_model.h"
+#include "tdc/text.h"
 
 namespace {
 
@@ -46,7 +52,7 @@ Options parse_options(int argc, char** argv) {
 
 void print_help() {
   std::cout << "usage: device_select [--verbose] [--inject-mismatch=input|output]\n"
-            << tdc::run_flags_help()
+            << tdc::run_flags_help(/*with_devices=*/false)
             << "  --inject-mismatch=X   put X on the meta device to show the guard refusing\n";
 }
 
@@ -66,35 +72,33 @@ void print_context() {
   }
 }
 
-}  // namespace
+int fail(const std::string& message) {
+  std::cerr << "device_select: " << tdc::first_line(message) << std::endl;
+  tdc::report_finished();
+  return 1;
+}
 
-int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      print_help();
-      return 0;
-    }
+int run(const Options& options) {
+  for (const auto& wanted : tdc::expectations_under_test()) {
+    if (const auto shortfall = tdc::expectation_shortfall(wanted)) return fail(*shortfall);
   }
-  if (!tdc::prepare_run_or_report(&argc, argv)) return tdc::kConfigErrorExitCode;
-  Options options;
-  try {
-    options = parse_options(argc, argv);
-  } catch (const tdc::ConfigError& error) {
-    std::cerr << "device_select: " << error.what() << std::endl;
-    return tdc::kConfigErrorExitCode;
-  }
-
-  const c10::Device device = tdc::select_device().selected;
+  const auto selection = tdc::select_device();
+  if (!selection.error.empty()) return fail(selection.error);
+  const c10::Device device = selection.selected;
   auto model = tdc::make_seed_model();
-  model->to(device);
+  if (const auto why = tdc::move_module_or_explain(*model, device)) return fail(*why);
   const auto inputs = tdc::make_seed_input(at::TensorOptions().device(
       options.inject_mismatch == "input" ? c10::Device(c10::kMeta) : device));
   at::Tensor outputs;
   try {
     at::NoGradGuard no_grad;
     outputs = model->forward(inputs);
-  } catch (const c10::Error&) {
-    // PyTorch refusing the mix is fine; the guard below names the devices.
+  } catch (const c10::Error& error) {
+    // PyTorch refusing a mix is fine, the guard below names the devices; on
+    // an aligned set it is the backend failing.
+    if (options.inject_mismatch.empty()) {
+      return fail("forward on " + device.str() + " threw: " + error.what_without_backtrace());
+    }
   }
   if (options.inject_mismatch == "output" && outputs.defined()) outputs = outputs.to(c10::kMeta);
 
@@ -104,13 +108,52 @@ int main(int argc, char** argv) {
                                                   : std::vector<at::Tensor>{},
                                 device);
   } catch (const tdc::DeviceMismatchError& mismatch) {
-    std::cerr << mismatch.what() << std::endl;
-    return 1;
+    return fail(mismatch.what());
   }
   if (options.verbose) print_context();
   std::cout << "selected_device=" << tdc::device_type_name(device.type()) << "\n"
             << "model_device=" << tdc::device_type_name(model->weight.device().type()) << "\n"
             << "input_device=" << tdc::device_type_name(inputs.device().type()) << "\n"
             << "output_device=" << tdc::device_type_name(outputs.device().type()) << std::endl;
+  tdc::report_finished();
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      print_help();
+      return 0;
+    }
+    // The seed picks its own device; a --devices it ignored would read as honoured.
+    if (std::strncmp(argv[i], "--devices", std::strlen("--devices")) == 0) {
+      std::cerr << "device_select: --devices does not apply: device_select runs the seed's own "
+                   "selection (the suites take --devices; --expect is checked here)"
+                << std::endl;
+      return tdc::kConfigErrorExitCode;
+    }
+  }
+  tdc::guard_against_early_exit(argv[0]);
+  if (!tdc::prepare_run_or_report(&argc, argv)) {
+    tdc::report_finished();
+    return tdc::kConfigErrorExitCode;
+  }
+  Options options;
+  int timeout = 0;
+  try {
+    options = parse_options(argc, argv);
+    timeout = tdc::test_timeout_seconds();
+  } catch (const tdc::ConfigError& error) {
+    std::cerr << "device_select: " << error.what() << std::endl;
+    tdc::report_finished();
+    return tdc::kConfigErrorExitCode;
+  }
+  tdc::arm_watchdog(argv[0], timeout, "the seed (discovery, Module::to, forward)");
+  try {
+    return run(options);
+  } catch (const std::exception& error) {
+    return fail(std::string("the seed threw: ") + error.what());
+  }
 }

@@ -5,6 +5,7 @@
 
 #include "tdc/alignment_guard.h"
 #include "tdc/fixtures.h"
+#include "tdc/prerequisite.h"
 #include "tdc/seed_model.h"
 #include "tdc/tolerance.h"
 
@@ -18,7 +19,7 @@ TEST_P(Forward, SeedModelMatchesFloat64Reference) {
   const auto input_on_cpu = tdc::make_seed_input(at::TensorOptions().dtype(dtype()));
   const auto reference = tdc::reference_forward(model, input_on_cpu);
 
-  model->to(device());
+  TDC_MOVE_MODULE_OR_FAIL(*model, device());
   const auto input = tdc::make_seed_input(at::TensorOptions().dtype(dtype()).device(device()));
   at::Tensor output;
   {

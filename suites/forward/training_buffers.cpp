@@ -6,6 +6,7 @@
 
 #include "tdc/alignment_guard.h"
 #include "tdc/fixtures.h"
+#include "tdc/prerequisite.h"
 #include "tdc/seed_model.h"
 #include "tdc/tolerance.h"
 
@@ -16,7 +17,7 @@ using ForwardTraining = tdc::DeviceTest;
 TEST_P(ForwardTraining, UpdatesBufferStatisticsLikeCpu) {
   auto on_cpu = tdc::make_model_with_buffers();
   auto on_device = tdc::make_model_with_buffers();
-  on_device->to(device());
+  TDC_MOVE_MODULE_OR_FAIL(*on_device, device());
   on_cpu->train();
   on_device->train();
   const auto input = at::arange(12, at::kFloat).reshape({4, 3}).div_(7.0);

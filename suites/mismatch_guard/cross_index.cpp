@@ -1,12 +1,13 @@
 // cuda:0 against cuda:1: the mismatch the seed's type-only guard misses.
 #include "mismatch_guard.h"
+#include "tdc/prerequisite.h"
 #include "tdc/seed_model.h"
 
 namespace {
 
 TEST_P(MismatchGuardAcrossIndices, RejectsInputOnAnotherIndex) {
   auto model = tdc::make_seed_model();
-  model->to(device());
+  TDC_MOVE_MODULE_OR_FAIL(*model, device());
   const auto input = tdc::make_seed_input(at::TensorOptions().device(other_device()));
   const auto outcome = tdc::testing::try_forward(model, input);
   if (device().is_cuda()) {

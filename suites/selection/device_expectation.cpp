@@ -12,13 +12,7 @@ namespace {
 class DeviceExpectation : public ::testing::TestWithParam<tdc::ExpectationParam> {};
 
 TEST_P(DeviceExpectation, IsPresent) {
-  const auto& wanted = GetParam();
-  const auto& host = tdc::host_devices();
-  const auto name = tdc::device_type_name(wanted.type);
-  EXPECT_GE(host.count(wanted.type), wanted.count)
-      << "TDC_EXPECT wants " << wanted.count << " " << name << " device(s) (" << name << ":0"
-      << (wanted.count > 1 ? ".." + name + ":" + std::to_string(wanted.count - 1) : "")
-      << "); " << tdc::describe_backend(host, wanted.type);
+  if (const auto shortfall = tdc::expectation_shortfall(GetParam())) FAIL() << *shortfall;
 }
 
 INSTANTIATE_TEST_SUITE_P(, DeviceExpectation,

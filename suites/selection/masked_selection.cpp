@@ -7,10 +7,11 @@
 #include "tdc/compat/accelerator.h"
 #include "tdc/device_spec.h"
 #include "tdc/discovery.h"
+#include "selection.h"
 
 namespace {
 
-TEST(Selection, FallsBackToCpuWhenAcceleratorIsMasked) {
+TEST_F(Selection, FallsBackToCpuWhenAcceleratorIsMasked) {
   const char* masked = std::getenv("TDC_SELECTION_MASKED");
   if (masked == nullptr || std::string(masked) != "1") {
     GTEST_SKIP() << "runs in its own process with accelerators masked: "
