@@ -96,14 +96,20 @@ int run(const Program& program, int argc, char** argv) {
     tdc::report_finished();
     return kConfigErrorExitCode;
   }
-  // --expect / TDC_EXPECT: a shortfall fails the run (after the benchmarks
-  // of the devices that are there).
-  bool expectation_failed = false;
+  // A --expect / TDC_EXPECT shortfall, or a backend that failed to enumerate
+  // or initialise (in an isolated child), fails the run after the benchmarks
+  // of the devices that work: broken is not absent.
+  bool devices_failed = false;
   for (const auto& wanted : tdc::expectations_under_test()) {
     if (const auto shortfall = tdc::expectation_shortfall(wanted)) {
       std::cerr << program.name << ": " << *shortfall << std::endl;
-      expectation_failed = true;
+      devices_failed = true;
     }
+  }
+  for (const auto& dut : tdc::devices_under_test()) {
+    if (dut.failure.empty()) continue;
+    std::cerr << program.name << ": " << dut.device.str() << ": " << dut.failure << std::endl;
+    devices_failed = true;
   }
   auto defaults = default_benchmark_flags(settings);
   std::vector<char*> args{argv[0]};
@@ -127,7 +133,7 @@ int run(const Program& program, int argc, char** argv) {
               << std::endl;
     return 1;
   }
-  return expectation_failed ? 1 : 0;
+  return devices_failed ? 1 : 0;
 }
 
 benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b,

@@ -20,7 +20,8 @@ struct Program {
 };
 
 // Runs the program; returns the process exit status: kConfigErrorExitCode (2) on
-// bad input, 1 when a benchmark failed verification, else 0.
+// bad input, 1 when a benchmark failed verification, an expected device is
+// missing or a device is broken, else 0.
 int run(const Program& program, int argc, char** argv);
 
 // The options every benchmark shares: manual time (the timer in

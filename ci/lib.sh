@@ -48,6 +48,18 @@ tdc_torch_venv() {
   "$venv/bin/python" -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null
 }
 
+# Refuses a --torch value before anything is provisioned or built: a path
+# must be a LibTorch CMake prefix, or CMake would quietly find another one.
+tdc_check_torch_arg() {
+  case "$1" in
+    system|python|[0-9]*.*) ;;
+    /*) [ -d "$1" ] || tdc_die "--torch='$1': no such directory"
+        [ -n "$(find "$1" -maxdepth 6 -name TorchConfig.cmake -print -quit 2>/dev/null)" ] ||
+          tdc_die "--torch='$1': not a LibTorch CMake prefix (no TorchConfig.cmake under it)" ;;
+    *) tdc_die "--torch='$1': expected a version (2.13.0), 'system', 'python' or a CMake prefix path" ;;
+  esac
+}
+
 # The CMake prefix of the LibTorch named by $1:
 #   a version (2.13.0)  pip's torch in a venv under $TDC_CACHE
 #   system              Debian's libtorch-dev (found by CMake's default search)
@@ -58,7 +70,7 @@ tdc_torch_prefix() {
     system) tdc_apt_install libtorch-dev; echo "" ;;
     python) python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' ||
               tdc_die "--torch=python: python3 cannot import torch" ;;
-    /*) [ -d "$1" ] || tdc_die "--torch='$1': no such directory"; echo "$1" ;;
+    /*) tdc_check_torch_arg "$1"; echo "$1" ;;
     [0-9]*.*) tdc_torch_venv "$1" ;;
     *) tdc_die "--torch='$1': expected a version (2.13.0), 'system', 'python' or a CMake prefix path" ;;
   esac

@@ -46,7 +46,8 @@ def run_gtest(binary, env, gtest_filter=None):
     return run.returncode, verdicts, run.stdout + run.stderr
 
 
-def run_ctest(build_dir, label, env, regex=None):
+def run_ctest(build_dir, label, env, regex=None, outputs=None):
+    """outputs: a dict to fill with each test's output (JUnit system-out)."""
     with tempfile.TemporaryDirectory() as tmp:
         junit = os.path.join(tmp, "junit.xml")
         command = ["ctest", "--test-dir", build_dir, "-L", label, "-j2", "--output-junit", junit]
@@ -59,6 +60,8 @@ def run_ctest(build_dir, label, env, regex=None):
         root = ET.parse(junit).getroot()
     verdicts = {}
     for case in root.iter("testcase"):
+        if outputs is not None:
+            outputs[case.get("name")] = case.findtext("system-out") or ""
         status = case.get("status", "run")
         if case.find("failure") is not None or case.find("error") is not None or status == "fail":
             verdicts[case.get("name")] = "failed"
