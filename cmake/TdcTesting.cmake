@@ -29,7 +29,7 @@ function(tdc_add_conformance_suite)
 
   # The launcher (CROSSCOMPILING_EMULATOR) runs discovery and every test:
   # gtest_discover_tests lists tests through it, not with EXTRA_ARGS. Under it
-  # a bad setting becomes one failing entry, TdcConfiguration.IsValid, with
+  # a bad setting becomes one failing entry, TdcConfiguration.<program>, with
   # the one-line reason (see fixtures/src/gtest_main.cpp).
   set(launcher "${CMAKE_COMMAND};-E;env;TDC_CONFIG_ERROR_AS_TEST=1")
   _tdc_suite_executable(tdc_${arg_NAME} ${objects} tdc_alignment_guard)

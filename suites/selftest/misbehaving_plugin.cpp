@@ -1,6 +1,7 @@
 // A backend library that misbehaves while it loads, the ways vendor code
 // does; TDC_MISBEHAVE picks how. The suite must turn each into one line and
 // exit status 2, never a silent exit 0, a crash or a hang.
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <stdexcept>

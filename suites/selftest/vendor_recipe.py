@@ -7,7 +7,8 @@ the loopback twins are untouched by the vendor's settings, device_select
 names the backend. The commands are read from README.md, so the document
 cannot drift from what works. Then the vendor rebuilds the library in place
 (stale-library scenario): ctest must rediscover instead of running an old
-list that matches no test.
+list that matches no test. Last, a typo in TDC_EXPECT under ctest must give
+the one-line reason and a failing JUnit entry, not a CMake error block.
 
   vendor_recipe.py --build-dir BUILD --backend-name altdev|privateuseone
 
@@ -142,6 +143,23 @@ def main():
                                 "-R", f"/{new_name}_0"], env=env, capture_output=True, text=True, timeout=600)
         if stale.returncode != 0 or "tests passed" not in stale.stdout:
             problems.append("stale library: the rediscovered checks did not run and pass:\n" + stale.stdout[-2000:])
+
+        # A vendor's typo under ctest: one line, a failing entry in the JUnit,
+        # no CMake error block.
+        junit = os.path.join(workdir, "typo.xml")
+        typo = subprocess.run(["ctest", "--test-dir", build_dir, "-L", "selection", "-LE", "loopback",
+                               "--output-on-failure", "--output-junit", junit],
+                              env=dict(os.environ, TDC_EXPECT="cuda:x"), capture_output=True, text=True,
+                              timeout=600)
+        typo_output = typo.stdout + typo.stderr
+        if typo.returncode == 0:
+            problems.append("TDC_EXPECT=cuda:x under ctest: the run passed")
+        if "CMake Error" in typo_output:
+            problems.append("TDC_EXPECT=cuda:x under ctest: a CMake error block:\n" + typo_output[-3000:])
+        if "TDC_EXPECT: 'cuda:x'" not in typo_output:
+            problems.append("TDC_EXPECT=cuda:x under ctest: the one-line reason is not shown")
+        if not os.path.exists(junit) or verdicts(junit).get("TdcConfiguration.tdc_selection") != "failed":
+            problems.append("TDC_EXPECT=cuda:x under ctest: no failing TdcConfiguration.tdc_selection in the JUnit")
 
     if problems:
         print(run.stdout[-6000:] + run.stderr[-3000:])
