@@ -94,6 +94,8 @@ def main():
     os.environ.clear()
     os.environ.update(clean_env)
     with tempfile.TemporaryDirectory() as workdir:
+        if os.path.exists(os.path.join(build_dir, "vendor.xml")):
+            os.remove(os.path.join(build_dir, "vendor.xml"))
         library = os.path.join(workdir, "libmybackend.so")
         shutil.copyfile(altdev, library)
         run, script = run_recipe(commands, build_dir, library, args.backend_name, workdir)
@@ -101,7 +103,7 @@ def main():
             print("FAILED:", script)
             return 1
         print("ran the README's recipe:\n  " + script.replace("\n", "\n  "))
-        junit = os.path.join(workdir, "vendor.xml")
+        junit = os.path.join(build_dir, "vendor.xml")  # ctest writes it relative to --test-dir
         if run.returncode != 0:
             problems.append(f"the recipe exited {run.returncode}")
         if not os.path.exists(junit):
