@@ -23,7 +23,8 @@ def faults(name, library):
     expect_two = {"TDC_EXPECT": f"{name}:2", "TDC_BACKEND_LIBS": library}
     return [
         ("corrupt-copy", {}, [f"loopback:Forward.*{d0}_*", f"loopback:Placement.ToLeavesSourceWhereItWas{d0}",
-                              f"loopback:PlacementAcrossDevices.ToAnotherIndexIsExact{d0}"], [], None),
+                              f"loopback:PlacementAcrossDevices.ToAnotherIndexIsExact{d0}",
+                              f"loopback:Placement.RoundTrip16MiBIsExact{d0}"], [], None),
         ("result-on-host", {}, [f"loopback:Forward.*{d0}_float32",
                                 f"loopback:MismatchGuard.AcceptsAlignedModelInputAndOutput{d0}"], [], None),
         ("wrong-index", {}, [f"loopback:Placement.*{d1}", f"loopback:PlacementAcrossDevices.*{d0}"],
