@@ -2,7 +2,7 @@
 # named in suites/levels.txt gets that level's label (level1), so
 # `ctest -L level1` runs the readiness checks and a new check joins a level by
 # one line there. Level 2 is the label conformance, level 3 adds level3.
-include_guard(GLOBAL)
+# Read again by each suite's script: ctest may give each directory its own scope.
 file(STRINGS "${CMAKE_CURRENT_LIST_DIR}/../suites/levels.txt" _tdc_level_lines REGEX "^[a-z0-9]+ *[|]")
 set(_tdc_level_rules "")
 foreach(_tdc_line IN LISTS _tdc_level_lines)

@@ -54,7 +54,7 @@ TEST_P(SustainedNumerics, SeedAndLinear1024MatchReference) {
   const double seconds = sustained_seconds();
   ASSERT_GT(seconds, 0) << "TDC_SUSTAINED_SECONDS='" << std::getenv("TDC_SUSTAINED_SECONDS")
                         << "': expected a positive number of seconds";
-  const CheckedForward forwards[] = {seed_forward(device()), wide_forward(device())};
+  CheckedForward forwards[] = {seed_forward(device()), wide_forward(device())};
   const char* names[] = {"seed Linear(3, 2)", "Linear(1024, 1024)"};
   const auto tolerance = tdc::tolerance_for(at::kFloat);
 
@@ -63,7 +63,7 @@ TEST_P(SustainedNumerics, SeedAndLinear1024MatchReference) {
   long iterations = 0;
   do {
     for (int which = 0; which < 2; ++which) {
-      const auto& forward = forwards[which];
+      auto& forward = forwards[which];
       // .to(kCPU) waits for the device, so every result is read after it is done.
       const auto output = forward.model->forward(forward.input_on_device).to(at::kCPU);
       ASSERT_TRUE(tdc::all_close(output, forward.reference, tolerance))
