@@ -106,7 +106,8 @@ def waiver_without_tracker(stage):
 def claimed_level_3(stage):
     edit_json(os.path.join(stage, "context.json"), lambda c: c.update(level=2))
     path = os.path.join(stage, "STATEMENT")
-    open(path, "w").write(open(path).read().replace("level: 1", "level: 3"))
+    statement = open(path).read()
+    open(path, "w").write(statement.replace("level: 1", "level: 3"))
     return True
 
 
