@@ -4,7 +4,11 @@ and writes the run as JSON, printing a per-device summary a lab can read.
 
   summarize.py --junit FILE [--gtest-dir DIR] [--context FILE] [--seconds S] [--out JSON]
   summarize.py --junit FILE --counts-only      prints "<passed> <failed> <skipped>"
-Exit status 1 when any test failed."""
+Failures are grouped by root cause: a failure whose output has a line
+"prerequisite failed: ... (checked by Suite.Check...)" is listed under the
+check it names, root causes first.
+Exit status: 0 all passed, 1 a test failed, 2 a damaged or empty input
+(one line naming it, never a traceback)."""
 import argparse
 import collections
 import glob
@@ -15,6 +19,11 @@ import sys
 import xml.etree.ElementTree as ET
 
 DTYPES = ("float32", "float64", "float16", "bfloat16")
+PREREQUISITE = re.compile(r"^\s*prerequisite failed: .*\(checked by ([^)\s]+)\)", re.MULTILINE)
+
+
+class InputError(Exception):
+    """A damaged, empty or missing input: reported as one line, exit 2."""
 
 
 def device_of(name):
@@ -54,9 +63,36 @@ def gtest_skip_reasons(directory):
     return reasons
 
 
+def junit_cases(path):
+    """The <testcase> elements of a ctest JUnit file; InputError if it is not one."""
+    if not os.path.isfile(path):
+        raise InputError(f"no JUnit file at {path}: ctest did not run")
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as error:
+        raise InputError(f"{path} is not well-formed XML ({error}): truncated or not a JUnit file")
+    if root.tag not in ("testsuite", "testsuites"):
+        raise InputError(f"{path} is not a JUnit file (root element <{root.tag}>)")
+    cases = list(root.iter("testcase"))
+    if not cases:
+        raise InputError(f"{path} has no testcases: nothing ran")
+    return cases
+
+
+def prerequisite_of(case):
+    """The check named by a "prerequisite failed: ... (checked by X)" line, or None."""
+    texts = [node.get("message") or "" for node in case.iter() if node.tag in ("failure", "error")]
+    texts += [node.text or "" for node in case.iter() if node.tag in ("failure", "error", "system-out")]
+    for text in texts:
+        match = PREREQUISITE.search(text)
+        if match:
+            return match.group(1)
+    return None
+
+
 def read_junit(path, reasons):
     tests = []
-    for case in ET.parse(path).getroot().iter("testcase"):
+    for case in junit_cases(path):
         name = case.get("name")
         if case.find("failure") is not None or case.find("error") is not None or case.get("status") == "fail":
             status, message = "failed", ""
@@ -68,9 +104,55 @@ def read_junit(path, reasons):
             status, message = reasons.get(bare, ("skipped", ""))
         else:
             status, message = "passed", ""
-        tests.append({"name": name, "device": device_of(name), "status": status,
-                      "seconds": float(case.get("time") or 0), "message": message})
+        test = {"name": name, "device": device_of(name), "status": status,
+                "seconds": float(case.get("time") or 0), "message": message}
+        if status == "failed":
+            test["prerequisite"] = prerequisite_of(case)
+        tests.append(test)
     return tests
+
+
+def bare(name):
+    """'loopback:Placement.X/loopback_0' -> 'Placement.X/loopback_0'."""
+    head = name.split("/", 1)[0]
+    return name.split(":", 1)[1] if ":" in head else name
+
+
+def failures_by_root_cause(tests):
+    """Root causes first, each with the failures that named it as their
+    prerequisite; a named prerequisite that did not fail here still heads its group."""
+    failed = [t for t in tests if t["status"] == "failed"]
+    groups = collections.OrderedDict()
+    for test in failed:
+        if not test.get("prerequisite"):
+            groups[bare(test["name"])] = {"root_cause": test["name"], "message": test["message"],
+                                          "dependents": []}
+    for test in failed:
+        owner = test.get("prerequisite")
+        if not owner:
+            continue
+        key = next((k for k in groups if k == owner or k.startswith(owner + "/")), owner)
+        groups.setdefault(key, {"root_cause": owner, "message": "prerequisite named by dependents "
+                                "(not a failed test of this run)", "dependents": []})
+        groups[key]["dependents"].append(test["name"])
+    return list(groups.values())
+
+
+def read_context(path):
+    if not path:
+        return {}
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as error:
+        raise InputError(f"cannot read context file {path}: {error.strerror}")
+    try:
+        context = json.loads(text)
+    except ValueError as error:
+        raise InputError(f"context file {path} is not JSON ({error})")
+    if not isinstance(context, dict):
+        raise InputError(f"context file {path} is not a JSON object")
+    return context
 
 
 def main():
@@ -82,10 +164,16 @@ def main():
     parser.add_argument("--out")
     parser.add_argument("--counts-only", action="store_true")
     args = parser.parse_args()
-    if not os.path.exists(args.junit):
-        print(f"summarize: no JUnit file at {args.junit}: ctest did not run", file=sys.stderr)
-        return 1
+    try:
+        return summarize(args)
+    except InputError as error:
+        print(f"summarize: {error}", file=sys.stderr)
+        return 2
+
+
+def summarize(args):
     tests = read_junit(args.junit, gtest_skip_reasons(args.gtest_dir))
+    context = read_context(args.context)
     totals = collections.Counter(t["status"] for t in tests)
     if args.counts_only:
         print(totals["passed"], totals["failed"], totals["skipped"] + totals["known_failure"])
@@ -94,11 +182,13 @@ def main():
     per_device = collections.defaultdict(collections.Counter)
     for test in tests:
         per_device[test["device"]][test["status"]] += 1
+    root_causes = failures_by_root_cause(tests)
     summary = {
-        "context": open(args.context).read().splitlines() if args.context else [],
+        "context": context,
         "wall_seconds": args.seconds,
         "totals": dict(totals),
         "devices": {device: dict(counts) for device, counts in sorted(per_device.items())},
+        "failures_by_root_cause": root_causes,
         "tests": tests,
     }
     if args.out:
@@ -109,9 +199,10 @@ def main():
     print(f"\n{'device':<16}" + "".join(f"{c:>15}" for c in columns))
     for device, counts in sorted(per_device.items()):
         print(f"{device:<16}" + "".join(f"{counts[c]:>15}" for c in columns))
-    for test in tests:
-        if test["status"] == "failed":
-            print(f"FAILED  {test['name']}")
+    for group in root_causes:
+        print(f"FAILED  {group['root_cause']}")
+        for dependent in group["dependents"]:
+            print(f"          prerequisite of: {dependent}")
     for test in tests:
         if test["status"] == "known_failure":
             print(f"KNOWN   {test['name']}: {test['message']}")

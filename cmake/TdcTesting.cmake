@@ -1,5 +1,6 @@
 include_guard(GLOBAL)
 include(GoogleTest)
+include(TdcWaiverCheck)
 
 set(TDC_DISCOVERY_TIMEOUT 300 CACHE STRING
   "Seconds a suite may take to list its tests (device discovery initialises accelerators)")
@@ -7,17 +8,19 @@ set(TDC_GPU_PERCENT 50 CACHE STRING
   "Share of one GPU a conformance test claims through CTest resource groups (1-100)")
 
 #[=======================================================================[
-tdc_add_conformance_suite(NAME <name> SOURCES <file>...)
+tdc_add_conformance_suite(NAME <name> SOURCES <file>... [LEVEL 3])
 
 Builds the suite executable tdc_<name> and registers its tests with CTest,
 discovered when ctest runs (PRE_TEST), on the host that runs them. Adds a
 second run with the loopback backend loaded (tests prefixed "loopback:"),
-so CPU hosts cover multi-device behaviour. Labels: conformance, <name>.
+so CPU hosts cover multi-device behaviour. Labels: conformance, <name>
+(LEVEL 3: level3 instead of conformance, for qualification-only checks).
+Checks listed in suites/levels.txt also get their level's label (level1).
 Per-test timeouts and GPU resource groups are applied at ctest time by
 cmake/TdcTestProperties.cmake.in (TDC_TEST_TIMEOUT, default 120 s).
 #]=======================================================================]
 function(tdc_add_conformance_suite)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME" "SOURCES;LINK")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;LEVEL" "SOURCES;LINK")
   if(NOT arg_NAME OR NOT arg_SOURCES)
     message(FATAL_ERROR "tdc_add_conformance_suite: NAME and SOURCES are required")
   endif()
@@ -34,7 +37,13 @@ function(tdc_add_conformance_suite)
   set(launcher "${CMAKE_COMMAND};-E;env;TDC_CONFIG_ERROR_AS_TEST=1")
   _tdc_suite_executable(tdc_${arg_NAME} ${objects} tdc_alignment_guard)
   set_target_properties(tdc_${arg_NAME} PROPERTIES CROSSCOMPILING_EMULATOR "${launcher}")
-  _tdc_discover(tdc_${arg_NAME} "" "conformance;${arg_NAME}" "")
+  # LEVEL 3: a qualification-only suite (label level3 instead of conformance).
+  set(level_label conformance)
+  if(arg_LEVEL STREQUAL "3")
+    set(level_label level3)
+  endif()
+  _tdc_discover(tdc_${arg_NAME} "" "${level_label};${arg_NAME}" "")
+  tdc_register_suite_run($<TARGET_FILE:tdc_${arg_NAME}>)
 
   if(TARGET tdc_loopback)
     _tdc_suite_executable(tdc_${arg_NAME}_with_loopback ${objects} tdc_alignment_guard)
@@ -46,8 +55,10 @@ function(tdc_add_conformance_suite)
     set_target_properties(tdc_${arg_NAME}_with_loopback PROPERTIES CROSSCOMPILING_EMULATOR
       "${launcher};TDC_BACKEND_LIBS=$<TARGET_FILE:tdc_loopback>;TDC_DEVICES=privateuseone;TDC_EXPECT=privateuseone:2")
     add_dependencies(tdc_${arg_NAME}_with_loopback tdc_loopback)
-    _tdc_discover(tdc_${arg_NAME}_with_loopback "loopback:" "conformance;${arg_NAME};loopback"
+    _tdc_discover(tdc_${arg_NAME}_with_loopback "loopback:" "${level_label};${arg_NAME};loopback"
       "$<TARGET_FILE:tdc_loopback>")
+    tdc_register_suite_run($<TARGET_FILE:tdc_${arg_NAME}_with_loopback>
+      TDC_BACKEND_LIBS=$<TARGET_FILE:tdc_loopback>)
   endif()
 endfunction()
 

@@ -21,7 +21,8 @@ def faults(name, library):
     d0, d1 = f"/{name}_0", f"/{name}_1"
     return [
         ("corrupt-copy", {}, [f"loopback:Forward.*{d0}_*", f"loopback:Placement.ToLeavesSourceWhereItWas{d0}",
-                              f"loopback:PlacementAcrossDevices.ToAnotherIndexIsExact{d0}"], [], None),
+                              f"loopback:PlacementAcrossDevices.ToAnotherIndexIsExact{d0}",
+                              f"loopback:Placement.RoundTrip16MiBIsExact{d0}"], [], None),
         ("result-on-host", {}, [f"loopback:Forward.*{d0}_float32",
                                 f"loopback:MismatchGuard.AcceptsAlignedModelInputAndOutput{d0}"], [], None),
         ("wrong-index", {}, [f"loopback:Placement.*{d1}", f"loopback:PlacementAcrossDevices.*{d0}"],

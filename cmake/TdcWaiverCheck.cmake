@@ -1,0 +1,22 @@
+include_guard(GLOBAL)
+#[=======================================================================[
+Every suite binary registers how it is run (tdc_register_suite_run); once
+every suite is known, one ctest entry asks each binary which waivers apply to
+its tests (--tdc-waiver-matches) and fails on a waiver that applies nowhere
+(a typo'd glob, an unknown device type), naming its file and line.
+#]=======================================================================]
+function(tdc_register_suite_run binary)
+  # ARGN: environment assignments for that binary, e.g. TDC_BACKEND_LIBS=...
+  string(JOIN "," run "${binary}" ${ARGN})
+  set_property(GLOBAL APPEND PROPERTY TDC_SUITE_RUNS "--run=${run}")
+endfunction()
+
+function(_tdc_add_waiver_check)
+  get_property(runs GLOBAL PROPERTY TDC_SUITE_RUNS)
+  add_test(NAME waivers.every_waiver_applies_to_a_test
+    COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/ci/check_waivers.py" ${runs})
+  set_tests_properties(waivers.every_waiver_applies_to_a_test PROPERTIES
+    LABELS "conformance;waivers" TIMEOUT 300)
+endfunction()
+
+cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _tdc_add_waiver_check)

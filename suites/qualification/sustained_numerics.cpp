@@ -1,0 +1,80 @@
+// Level 3: the seed's forward and a Linear(1024, 1024) forward, repeated on
+// the device for a set time (TDC_SUSTAINED_SECONDS, default 10), every result
+// checked against a float64 CPU reference. Catches what one forward cannot:
+// results that drift as the device warms up, clocks change or memory is reused.
+#include <ATen/ATen.h>
+#include <torch/nn/modules/linear.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <string>
+
+#include "tdc/fixtures.h"
+#include "tdc/seed_model.h"
+#include "tdc/tolerance.h"
+
+namespace {
+
+using SustainedNumerics = tdc::DeviceTest;
+
+double sustained_seconds() {
+  const char* text = std::getenv("TDC_SUSTAINED_SECONDS");
+  if (text == nullptr || *text == '\0') return 10.0;
+  char* end = nullptr;
+  const double seconds = std::strtod(text, &end);
+  return (*end == '\0' && seconds > 0) ? seconds : -1.0;
+}
+
+// A forward whose output is checked, with its float64 reference.
+struct CheckedForward {
+  torch::nn::Linear model;
+  at::Tensor input_on_device;
+  at::Tensor reference;
+};
+
+CheckedForward wide_forward(const c10::Device& device) {
+  at::manual_seed(1024);
+  torch::nn::Linear model(1024, 1024);
+  const auto input = at::randn({64, 1024});
+  const auto reference = at::addmm(model->bias.to(at::kDouble), input.to(at::kDouble),
+                                   model->weight.to(at::kDouble).t());
+  model->to(device);
+  return {model, input.to(device), reference};
+}
+
+CheckedForward seed_forward(const c10::Device& device) {
+  auto model = tdc::make_seed_model();
+  const auto input = tdc::make_seed_input(at::TensorOptions());
+  const auto reference = tdc::reference_forward(model, input);
+  model->to(device);
+  return {model, input.to(device), reference};
+}
+
+TEST_P(SustainedNumerics, SeedAndLinear1024MatchReference) {
+  const double seconds = sustained_seconds();
+  ASSERT_GT(seconds, 0) << "TDC_SUSTAINED_SECONDS='" << std::getenv("TDC_SUSTAINED_SECONDS")
+                        << "': expected a positive number of seconds";
+  CheckedForward forwards[] = {seed_forward(device()), wide_forward(device())};
+  const char* names[] = {"seed Linear(3, 2)", "Linear(1024, 1024)"};
+  const auto tolerance = tdc::tolerance_for(at::kFloat);
+
+  at::NoGradGuard no_grad;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  long iterations = 0;
+  do {
+    for (int which = 0; which < 2; ++which) {
+      auto& forward = forwards[which];
+      // .to(kCPU) waits for the device, so every result is read after it is done.
+      const auto output = forward.model->forward(forward.input_on_device).to(at::kCPU);
+      ASSERT_TRUE(tdc::all_close(output, forward.reference, tolerance))
+          << names[which] << " on " << device() << " diverged at iteration " << iterations;
+    }
+    ++iterations;
+  } while (std::chrono::steady_clock::now() < deadline);
+  RecordProperty("sustained_iterations", std::to_string(iterations));
+  RecordProperty("sustained_seconds", std::to_string(seconds));
+}
+
+TDC_INSTANTIATE_DEVICE_TEST_SUITE(SustainedNumerics);
+
+}  // namespace

@@ -1,0 +1,35 @@
+# Levels, readiness verdicts and packages (issue 12). These run nested ctest
+# or level-1 runs against this build, so they take turns (RESOURCE_LOCK).
+set(ci "${PROJECT_SOURCE_DIR}/ci")
+set(nested_runs "")
+
+tdc_add_selftest(NAME mustpass_lists_match_the_suites
+  COMMAND "${Python3_EXECUTABLE}" "${ci}/mustpass" --build-dir=${CMAKE_BINARY_DIR} --check)
+tdc_add_selftest(NAME mustpass_check_fails_on_a_stale_list
+  COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/stale_mustpass.py" --build-dir=${CMAKE_BINARY_DIR})
+list(APPEND nested_runs mustpass_lists_match_the_suites mustpass_check_fails_on_a_stale_list)
+
+tdc_add_selftest(NAME health_unhealthy_when_an_expected_device_is_missing
+  COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 1 --stdout-has "\"verdict\": \"unhealthy\""
+    --stdout-has "DeviceExpectation.IsPresent/cuda_at_least_63" --env TDC_EXPECT=cuda:63
+    -- "${ci}/health" --build-dir=${CMAKE_BINARY_DIR})
+tdc_add_selftest(NAME health_unknown_without_a_build
+  COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 2 --stdout-has "\"verdict\": \"unknown\""
+    -- "${ci}/health" --build-dir=/nonexistent/build)
+list(APPEND nested_runs health_unhealthy_when_an_expected_device_is_missing)
+
+if(TARGET tdc_loopback)
+  foreach(wrapper slurm npd)
+    tdc_add_selftest(NAME fleet_${wrapper}_wrapper_reports_a_faulty_device
+      COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fleet_wrappers.py"
+        --build-dir=${CMAKE_BINARY_DIR} --wrapper=${wrapper} --fault=corrupt-copy)
+    list(APPEND nested_runs fleet_${wrapper}_wrapper_reports_a_faulty_device)
+  endforeach()
+  tdc_add_selftest(NAME package_verify_rejects_each_tampering
+    COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/package_tampering.py"
+      --build-dir=${CMAKE_BINARY_DIR})
+  list(APPEND nested_runs package_verify_rejects_each_tampering)
+endif()
+
+list(TRANSFORM nested_runs PREPEND "selftest.")
+set_tests_properties(${nested_runs} PROPERTIES RESOURCE_LOCK tdc_nested_ctest)

@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""summarize.py lists a failure whose output says "prerequisite failed: ...
+(checked by X)" under X, root causes first, in summary.json and on the console."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = "loopback:Placement.ModuleToMovesParametersAndBuffers/loopback_0"
+DEPENDENTS = ["loopback:Forward.SeedModelMatchesFloat64Reference/loopback_0_float32",
+              "loopback:MismatchGuard.RejectsMetaInput/loopback_0"]
+
+
+def main():
+    summarize = os.path.join(HERE, "..", "..", "ci", "summarize.py")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "summary.json")
+        run = subprocess.run([sys.executable, summarize, "--junit",
+                              os.path.join(HERE, "damaged", "root_causes.xml"), "--out", out],
+                             capture_output=True, text=True)
+        groups = json.load(open(out)).get("failures_by_root_cause") if os.path.exists(out) else None
+    problems = []
+    if run.returncode != 1:
+        problems.append(f"exit {run.returncode}, expected 1")
+    if groups != [{"root_cause": ROOT, "message": "Failed", "dependents": DEPENDENTS}]:
+        problems.append(f"summary.json groups: {groups}")
+    failed_lines = [l.strip() for l in run.stdout.splitlines() if l.strip().startswith(("FAILED", "prerequisite of"))]
+    expected = [f"FAILED  {ROOT}"] + [f"prerequisite of: {d}" for d in DEPENDENTS]
+    if failed_lines != expected:
+        problems.append(f"console lists {failed_lines}, expected {expected}")
+    for problem in problems:
+        print("FAILED:", problem)
+    print(run.stdout, run.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+# Waivers fail closed: a waiver that cannot apply is an error (exit 2, one
+# line naming file:line) or, when only the whole set of suites can tell, a
+# "waiver matched no test" failure of ci/check_waivers.py. Included from
+# suites/selftest/CMakeLists.txt (check_run, waivers are set there).
+set(bad_waivers
+  "directory|${waivers}|it is a directory"
+  "upper_case_device_type|${waivers}/upper_case_device_type.txt|upper_case_device_type.txt:2: device type 'CPU'"
+  "bad_glob|${waivers}/bad_glob.txt|bad_glob.txt:2: test glob 'Forward.* has an unclosed"
+  "expired|${waivers}/expired.txt|expired.txt:2: waiver expired on 2000-01-01"
+)
+foreach(bad IN LISTS bad_waivers)
+  string(REPLACE "|" ";" parts "${bad}")
+  list(GET parts 0 name)
+  list(GET parts 1 file)
+  list(GET parts 2 message)
+  tdc_add_selftest(NAME waiver_rejected.${name}
+    COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 2 --one-line --stderr-line "${message}"
+      --env "TDC_KNOWN_FAILURES=${file}" -- $<TARGET_FILE:tdc_forward> --gtest_list_tests)
+endforeach()
+
+# A tracker is optional in ordinary runs and required in qualification runs.
+tdc_add_selftest(NAME waiver_rejected.untracked_in_qualification
+  COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 2 --one-line
+    --stderr-line "untracked.txt:2: waiver without a tracker"
+    --env "TDC_KNOWN_FAILURES=${waivers}/untracked.txt" --env TDC_REQUIRE_WAIVER_TRACKERS=1
+    -- $<TARGET_FILE:tdc_forward> --gtest_list_tests)
+tdc_add_selftest(NAME waiver_accepted.untracked_outside_qualification
+  COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 0
+    --env "TDC_KNOWN_FAILURES=${waivers}/untracked.txt" -- $<TARGET_FILE:tdc_forward> --gtest_list_tests)
+
+# The README: an empty --known-failures= means no waivers.
+# The flag overrides a waiver file in the environment, so the waived check fails.
+tdc_add_selftest(NAME waiver_accepted.empty_flag_means_none
+  COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 1
+    --stdout-has "[  FAILED  ] MismatchGuard.RejectsMetaInput/cpu"
+    --env TDC_KNOWN_FAILURES=${waivers}/waives_the_sabotaged_guard.txt
+    -- $<TARGET_FILE:tdc_mismatch_guard_sabotaged> --known-failures=
+      --gtest_filter=MismatchGuard.RejectsMetaInput/cpu)
+
+if(TARGET tdc_loopback AND NOT TDC_PRIVATEUSE1_NAME STREQUAL "privateuseone")
+  tdc_add_selftest(NAME waiver_rejected.privateuseone_when_renamed
+    COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 2 --one-line
+      --stderr-line "privateuseone_renamed.txt:2: device type 'privateuseone': this LibTorch names PrivateUse1 '${TDC_PRIVATEUSE1_NAME}'"
+      --env "TDC_KNOWN_FAILURES=${waivers}/privateuseone_renamed.txt"
+      --env "TDC_BACKEND_LIBS=$<TARGET_FILE:tdc_loopback>"
+      -- $<TARGET_FILE:tdc_forward> --gtest_list_tests)
+endif()
+
+set(forward_runs "--run=$<TARGET_FILE:tdc_forward>")
+if(TARGET tdc_loopback)
+  list(APPEND forward_runs
+    "--run=$<TARGET_FILE:tdc_forward_with_loopback>,TDC_BACKEND_LIBS=$<TARGET_FILE:tdc_loopback>")
+endif()
+foreach(case unknown_device_type typo_in_check)
+  tdc_add_selftest(NAME waiver_matched_no_test.${case}
+    COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 1
+      --stdout-has "waiver matched no test: ${waivers}/${case}.txt:2"
+      --env "TDC_KNOWN_FAILURES=${waivers}/${case}.txt"
+      -- "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/ci/check_waivers.py" ${forward_runs})
+endforeach()
+tdc_add_selftest(NAME waiver_matched.project_waivers_all_apply
+  COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 0 --stdout-has "0 matched no test"
+    --env "TDC_KNOWN_FAILURES=${PROJECT_SOURCE_DIR}/suites/selftest/waivers/waives_the_sabotaged_guard.txt"
+    -- "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/ci/check_waivers.py"
+      "--run=$<TARGET_FILE:tdc_mismatch_guard>")
