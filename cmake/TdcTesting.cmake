@@ -7,17 +7,18 @@ set(TDC_GPU_PERCENT 50 CACHE STRING
   "Share of one GPU a conformance test claims through CTest resource groups (1-100)")
 
 #[=======================================================================[
-tdc_add_conformance_suite(NAME <name> SOURCES <file>...)
+tdc_add_conformance_suite(NAME <name> SOURCES <file>... [LABELS <label>...])
 
 Builds the suite executable tdc_<name> and registers its tests with CTest,
 discovered when ctest runs (PRE_TEST), on the host that runs them. Adds a
 second run with the loopback backend loaded (tests prefixed "loopback:"),
-so CPU hosts cover multi-device behaviour. Labels: conformance, <name>.
+so CPU hosts cover multi-device behaviour. Labels: conformance, <name>, and
+LABELS (e.g. `long` for checks kept out of the quick run with -LE long).
 Per-test timeouts and GPU resource groups are applied at ctest time by
 cmake/TdcTestProperties.cmake.in (TDC_TEST_TIMEOUT, default 120 s).
 #]=======================================================================]
 function(tdc_add_conformance_suite)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME" "SOURCES;LINK")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME" "SOURCES;LINK;LABELS")
   if(NOT arg_NAME OR NOT arg_SOURCES)
     message(FATAL_ERROR "tdc_add_conformance_suite: NAME and SOURCES are required")
   endif()
@@ -28,7 +29,8 @@ function(tdc_add_conformance_suite)
   tdc_reuse_fixtures_pch(${objects})
 
   _tdc_suite_executable(tdc_${arg_NAME} ${objects} tdc_alignment_guard)
-  _tdc_discover(tdc_${arg_NAME} "" "conformance;${arg_NAME}")
+  set(labels conformance ${arg_NAME} ${arg_LABELS})
+  _tdc_discover(tdc_${arg_NAME} "" "${labels}")
 
   if(TARGET tdc_loopback)
     _tdc_suite_executable(tdc_${arg_NAME}_with_loopback ${objects} tdc_alignment_guard)
@@ -37,7 +39,7 @@ function(tdc_add_conformance_suite)
     set_target_properties(tdc_${arg_NAME}_with_loopback PROPERTIES CROSSCOMPILING_EMULATOR
       "${CMAKE_COMMAND};-E;env;TDC_BACKEND_LIBS=$<TARGET_FILE:tdc_loopback>;TDC_DEVICES=${TDC_PRIVATEUSE1_NAME}")
     add_dependencies(tdc_${arg_NAME}_with_loopback tdc_loopback)
-    _tdc_discover(tdc_${arg_NAME}_with_loopback "loopback:" "conformance;${arg_NAME};loopback")
+    _tdc_discover(tdc_${arg_NAME}_with_loopback "loopback:" "${labels};loopback")
   endif()
 endfunction()
 
