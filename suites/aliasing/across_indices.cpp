@@ -1,5 +1,6 @@
 // A copy to another device of the same type (cuda:0 -> cuda:1) is a copy,
-// not a second name for the source's memory, both by .to() and by copy_().
+// not a second name for the source's memory, both by .to() and by copy_();
+// and the two devices never hand out overlapping memory.
 #include <ATen/ATen.h>
 
 #include "independence.h"
@@ -10,7 +11,7 @@ namespace {
 
 using NoAliasingAcrossIndices = tdc::DevicePairTest;
 
-TEST_P(NoAliasingAcrossIndices, ToAndCopyNeverShareMemory) {
+TEST_P(NoAliasingAcrossIndices, CopiesAndAllocationsNeverShareMemory) {
   const auto host = tdc::seeded_pattern({1021}, at::kFloat, 19);
   const auto here = [&] { return host.to(device(), at::kFloat, false, /*copy=*/true); };
 
@@ -27,6 +28,8 @@ TEST_P(NoAliasingAcrossIndices, ToAndCopyNeverShareMemory) {
   const auto returned_from = here().to(other_device());
   EXPECT_TRUE(tdc::aliasing::independent(returned_from, returned_from.to(device())))
       << ".to(" << device() << ") back";
+
+  tdc::aliasing::expect_allocations_disjoint(device(), other_device());
 }
 
 TDC_INSTANTIATE_DEVICE_TEST_SUITE(NoAliasingAcrossIndices);

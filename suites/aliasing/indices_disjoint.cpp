@@ -6,9 +6,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "tdc/fixtures.h"
+#include "independence.h"
 #include "tdc/patterns.h"
 
+namespace tdc::aliasing {
 namespace {
 
 struct Placed {
@@ -22,9 +23,9 @@ bool overlap(const at::Tensor& a, const at::Tensor& b) {
   return start_a < start_b + b.nbytes() && start_b < start_a + a.nbytes();
 }
 
-using IndicesDisjoint = tdc::DevicePairTest;
+}  // namespace
 
-TEST_P(IndicesDisjoint, AllocationsNeverOverlap) {
+void expect_allocations_disjoint(const c10::Device& device, const c10::Device& other_device) {
   std::vector<Placed> here;
   std::vector<Placed> there;
   std::uint64_t seed = 23;
@@ -32,7 +33,7 @@ TEST_P(IndicesDisjoint, AllocationsNeverOverlap) {
   // earlier block of the other index.
   for (const int64_t elements : {int64_t{1} << 20, int64_t{1} << 14, int64_t{1} << 10}) {
     for (auto* side : {&here, &there}) {
-      const auto where = side == &here ? device() : other_device();
+      const auto where = side == &here ? device : other_device;
       auto expected = tdc::seeded_pattern({elements}, at::kFloat, ++seed);
       side->push_back({expected.to(where), expected});
     }
@@ -40,8 +41,8 @@ TEST_P(IndicesDisjoint, AllocationsNeverOverlap) {
   for (const auto& mine : here) {
     for (const auto& theirs : there) {
       EXPECT_FALSE(overlap(mine.tensor, theirs.tensor))
-          << mine.tensor.nbytes() << " bytes on " << device() << " at " << mine.tensor.data_ptr()
-          << " overlap " << theirs.tensor.nbytes() << " bytes on " << other_device() << " at "
+          << mine.tensor.nbytes() << " bytes on " << device << " at " << mine.tensor.data_ptr()
+          << " overlap " << theirs.tensor.nbytes() << " bytes on " << other_device << " at "
           << theirs.tensor.data_ptr();
     }
   }
@@ -54,6 +55,4 @@ TEST_P(IndicesDisjoint, AllocationsNeverOverlap) {
   }
 }
 
-TDC_INSTANTIATE_DEVICE_TEST_SUITE(IndicesDisjoint);
-
-}  // namespace
+}  // namespace tdc::aliasing

@@ -15,10 +15,14 @@ namespace tdc::copies {
 struct Shape {
   int64_t rows;
   int64_t cols;
+  // false: only contiguous and transposed sources into a contiguous
+  // destination, which keeps the biggest size within the time budget.
+  bool every_layout = true;
 };
 
 // 0 and 1 element, odd sizes, one just past 4096 elements, and one of about
-// 265 thousand elements (1 MiB in float32).
+// 265 thousand elements (1 MiB in float32) in the main layouts only. Bigger
+// copies are suites/copies_long's.
 const std::vector<Shape>& copy_shapes();
 
 // Collects case results; shows the first few failures in full so that a

@@ -37,36 +37,27 @@ def faults(name, library):
     ] + mutation_faults(d0, d1)
 
 
-STORAGE_DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64",
-                  "float16", "bfloat16", "float32", "float64", "complex64"]
-
-
 def mutation_faults(d0, d1):
     """Subtly wrong kernels, each run against only the suite that must catch it."""
-    copies = [f"loopback:Copies.EveryLayoutSizeAndDirectionIsExact{d}_{t}"
-              for d in (d0, d1) for t in STORAGE_DTYPES]
-
-    def one_dtype(dtype):
-        others = [t for t in STORAGE_DTYPES if t != dtype]
-        return (f"corrupt-dtype={dtype}", {},
-                [f"loopback:Copies.*{d}_{dtype}" for d in (d0, d1)],
-                [f"loopback:Copies.*{d0}_{t}" for t in others], r"loopback:Copies\.")
-
+    copies = [f"loopback:Copies.EveryDtypeLayoutSizeAndDirectionIsExact{d}" for d in (d0, d1)]
+    across = [f"loopback:NoAliasingAcrossIndices.CopiesAndAllocationsNeverShareMemory{d}"
+              for d in (d0, d1)]
     forward = "loopback:Forward.SeedModelMatchesFloat64Reference"
     return [
         ("corrupt-large", {}, copies, [], r"loopback:Copies\."),
-        one_dtype("int32"),
-        one_dtype("uint8"),
-        one_dtype("bool"),
+        # The failure messages name the dtype ("h2d int32 33x65 ..."); the
+        # other dtypes' cases pass.
+        ("corrupt-dtype=int32", {}, copies, [], r"loopback:Copies\."),
+        ("corrupt-dtype=uint8", {}, copies, [], r"loopback:Copies\."),
+        ("corrupt-dtype=bool", {}, copies, [], r"loopback:Copies\."),
         ("strided-as-contiguous", {},
-         copies + [f"loopback:CopiesAcrossDevices.*{d}" for d in (d0, d1)], [], r"loopback:Copies"),
+         copies + [f"loopback:CopiesAcrossDevices.*{d}" for d in (d0, d1)], [], "loopback:Copies"),
         # float16 is a known failure of the loopback on LibTorch 1.13, so not required here.
         ("rows-from-row0", {}, [f"{forward}{d}_{t}" for d in (d0, d1) for t in ("bfloat16", "float64")],
          [f"{forward}{d0}_float32"], r"loopback:Forward\."),
-        ("alias-to", {}, [f"loopback:NoAliasingAcrossIndices.*{d}" for d in (d0, d1)],
-         [f"loopback:NoAliasing.CopiesNeverShareMemoryWithTheirSource{d0}"], "loopback:NoAliasing"),
-        ("shared-indices", {}, [f"loopback:IndicesDisjoint.*{d}" for d in (d0, d1)], [],
-         "loopback:IndicesDisjoint"),
+        ("alias-to", {}, across, [f"loopback:NoAliasing.CopiesNeverShareMemoryWithTheirSource{d0}"],
+         "loopback:NoAliasing"),
+        ("shared-indices", {}, across, [], "loopback:NoAliasingAcrossIndices"),
         # Random by design: caught by either device's soak (each misses with p = 2.7e-4).
         ("corrupt-1-in-500", {}, ["loopback:CopySoak.*"], [], "loopback:CopySoak"),
         ("nan-to-zero", {}, [f"loopback:ForwardEdgeValues.*{d}_{t}" for d in (d0, d1)
