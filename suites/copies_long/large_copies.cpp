@@ -1,7 +1,8 @@
 // Copies of more than 256 MiB are exact: past the sizes where transfer paths
-// change strategy (chunked DMA, staging buffers, page boundaries). Label
-// `long`: a few seconds per device, excluded from the quick conformance run
-// with `ctest -LE long`.
+// change strategy (chunked DMA, staging buffers, page boundaries); and every
+// dtype at about a megabyte, contiguous and transposed. Label `long`: a few
+// seconds per device, excluded from the quick conformance run with
+// `ctest -LE long`.
 #include <ATen/ATen.h>
 
 #include "tdc/fixtures.h"
@@ -30,6 +31,21 @@ TEST_P(CopiesLarge, Over256MiBIsExactEveryWay) {
   auto into_strided = at::empty({kSide, kSide}, on_device.options()).t();
   into_strided.copy_(on_device);
   EXPECT_TRUE(tdc::same_elements(into_strided, host)) << "device -> device, into transposed";
+}
+
+// 257 x 1031 = 264,967 elements: 1 MiB in float32, odd in both dimensions.
+TEST_P(CopiesLarge, EveryDtypeAtAMegabyteIsExact) {
+  for (const auto dtype : tdc::storage_dtypes()) {
+    if (tdc::dtype_unsupported_reason(device().type(), dtype)) continue;
+    SCOPED_TRACE(tdc::dtype_name(dtype));
+    const auto host = tdc::seeded_pattern({257, 1031}, dtype, 1031);
+    const auto on_device = host.to(device(), dtype, false, /*copy=*/true);
+    EXPECT_TRUE(tdc::same_elements(on_device, host)) << "host -> device -> host";
+    EXPECT_TRUE(tdc::same_elements(on_device.clone(), host)) << "device -> device";
+    EXPECT_TRUE(tdc::same_elements(host.t().to(device()), host.t())) << "transposed";
+    EXPECT_TRUE(tdc::same_elements(on_device.t().contiguous(), host.t().contiguous()))
+        << "transposed on the device";
+  }
 }
 
 TDC_INSTANTIATE_DEVICE_TEST_SUITE(CopiesLarge);
