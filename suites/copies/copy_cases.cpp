@@ -2,10 +2,12 @@
 
 #include <ATen/ATen.h>
 
+#include <iostream>
 #include <sstream>
 
 #include "tdc/copy_layouts.h"
 #include "tdc/devices_under_test.h"
+#include "tdc/fixtures.h"
 #include "tdc/patterns.h"
 
 namespace tdc::copies {
@@ -32,6 +34,18 @@ at::Tensor placed(const at::Tensor& host, const c10::Device& where) {
 const std::vector<Shape>& copy_shapes() {
   static const std::vector<Shape> shapes{{0, 3}, {1, 1}, {3, 5}, {33, 65}, {2, 2049}};
   return shapes;
+}
+
+std::vector<c10::ScalarType> copyable_dtypes(c10::DeviceType type) {
+  std::vector<c10::ScalarType> dtypes;
+  for (const auto dtype : storage_dtypes()) {
+    if (const auto reason = dtype_unsupported_reason(type, dtype)) {
+      std::cout << "[   NOTE   ] " << dtype_name(dtype) << " not checked: " << *reason << "\n";
+    } else {
+      dtypes.push_back(dtype);
+    }
+  }
+  return dtypes;
 }
 
 void CaseReport::record(const std::string& name, const ::testing::AssertionResult& result) {

@@ -22,6 +22,10 @@ struct Shape {
 // the reference side cheap; megabyte-sized copies are suites/copies_long's.
 const std::vector<Shape>& copy_shapes();
 
+// storage_dtypes() less those `type` cannot hold in any release
+// (dtype_unsupported_reason), each of which is printed as a note.
+std::vector<c10::ScalarType> copyable_dtypes(c10::DeviceType type);
+
 // Collects case results; shows the first few failures in full so that a
 // broken copy path does not print thousands of lines, then the count.
 class CaseReport {
