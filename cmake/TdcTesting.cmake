@@ -8,19 +8,20 @@ set(TDC_GPU_PERCENT 50 CACHE STRING
   "Share of one GPU a conformance test claims through CTest resource groups (1-100)")
 
 #[=======================================================================[
-tdc_add_conformance_suite(NAME <name> SOURCES <file>... [LEVEL 3])
+tdc_add_conformance_suite(NAME <name> SOURCES <file>... [LEVEL 3] [LABELS <label>...])
 
 Builds the suite executable tdc_<name> and registers its tests with CTest,
 discovered when ctest runs (PRE_TEST), on the host that runs them. Adds a
 second run with the loopback backend loaded (tests prefixed "loopback:"),
-so CPU hosts cover multi-device behaviour. Labels: conformance, <name>
+so CPU hosts cover multi-device behaviour. Labels: conformance, <name>, and
+LABELS (e.g. `long` for checks kept out of the quick run with -LE long)
 (LEVEL 3: level3 instead of conformance, for qualification-only checks).
 Checks listed in suites/levels.txt also get their level's label (level1).
 Per-test timeouts and GPU resource groups are applied at ctest time by
 cmake/TdcTestProperties.cmake.in (TDC_TEST_TIMEOUT, default 120 s).
 #]=======================================================================]
 function(tdc_add_conformance_suite)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;LEVEL" "SOURCES;LINK")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;LEVEL" "SOURCES;LINK;LABELS")
   if(NOT arg_NAME OR NOT arg_SOURCES)
     message(FATAL_ERROR "tdc_add_conformance_suite: NAME and SOURCES are required")
   endif()
@@ -42,7 +43,8 @@ function(tdc_add_conformance_suite)
   if(arg_LEVEL STREQUAL "3")
     set(level_label level3)
   endif()
-  _tdc_discover(tdc_${arg_NAME} "" "${level_label};${arg_NAME}" "")
+  set(labels ${level_label} ${arg_NAME} ${arg_LABELS})
+  _tdc_discover(tdc_${arg_NAME} "" "${labels}" "")
   tdc_register_suite_run($<TARGET_FILE:tdc_${arg_NAME}>)
 
   if(TARGET tdc_loopback)
@@ -55,7 +57,7 @@ function(tdc_add_conformance_suite)
     set_target_properties(tdc_${arg_NAME}_with_loopback PROPERTIES CROSSCOMPILING_EMULATOR
       "${launcher};TDC_BACKEND_LIBS=$<TARGET_FILE:tdc_loopback>;TDC_DEVICES=privateuseone;TDC_EXPECT=privateuseone:2")
     add_dependencies(tdc_${arg_NAME}_with_loopback tdc_loopback)
-    _tdc_discover(tdc_${arg_NAME}_with_loopback "loopback:" "${level_label};${arg_NAME};loopback"
+    _tdc_discover(tdc_${arg_NAME}_with_loopback "loopback:" "${labels};loopback"
       "$<TARGET_FILE:tdc_loopback>")
     tdc_register_suite_run($<TARGET_FILE:tdc_${arg_NAME}_with_loopback>
       TDC_BACKEND_LIBS=$<TARGET_FILE:tdc_loopback>)

@@ -1,7 +1,14 @@
 // The seed's forward pass, per device and dtype, against a float64 CPU
-// reference computed from the same (rounded) weights.
+// reference computed from the same (rounded) weights: first on the seed's
+// own input, ones(4, 3), then on seeded inputs whose rows all differ, in
+// batch sizes that are not multiples of 4, so that a kernel that mixes up
+// rows, or handles only whole blocks of rows, gives a different answer.
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/modules/linear.h>
+
+#include <string>
+#include <vector>
 
 #include "tdc/alignment_guard.h"
 #include "tdc/fixtures.h"
@@ -11,27 +18,69 @@
 
 namespace {
 
+constexpr uint64_t kInputSeed = 9;
+constexpr int64_t kBatchSizes[] = {1, 3, 5, 7, 13};
+
+// Multiples of 1/8 in [-1, 1]: exact in every checked dtype, so the input
+// itself is the same on every device and only the arithmetic differs.
+at::Tensor distinguishing_input(int64_t rows, c10::ScalarType dtype) {
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(kInputSeed + rows);
+  return at::randint(-8, 9, {rows, 3}, generator, at::TensorOptions().dtype(at::kDouble))
+      .div_(8.0)
+      .to(dtype);
+}
+
+::testing::AssertionResult rows_all_differ(const at::Tensor& input) {
+  for (int64_t i = 0; i < input.size(0); ++i) {
+    for (int64_t j = 0; j < i; ++j) {
+      if (at::equal(input[i], input[j])) {
+        return ::testing::AssertionFailure() << "rows " << j << " and " << i << " are equal";
+      }
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+struct ForwardCase {
+  std::string name;
+  at::Tensor input;      // on the device
+  at::Tensor reference;  // float64 on the CPU, from the weights before they moved
+};
+
+void expect_forward_matches_reference(torch::nn::Linear& model, const ForwardCase& c,
+                                      const c10::Device& device, c10::ScalarType dtype) {
+  SCOPED_TRACE(c.name);
+  at::Tensor output;
+  {
+    at::NoGradGuard no_grad;
+    output = model->forward(c.input);
+  }
+  EXPECT_EQ(output.sizes(), at::IntArrayRef({c.input.size(0), 2}));
+  EXPECT_EQ(output.device(), device);
+  EXPECT_EQ(output.scalar_type(), dtype);
+  EXPECT_FALSE(output.requires_grad()) << "no-grad forward produced a tensor that requires grad";
+  EXPECT_TRUE(tdc::all_close(output, c.reference, tdc::tolerance_for(dtype)));
+  EXPECT_NO_THROW(tdc::check_device_alignment(*model, {c.input}, {output}, device));
+}
+
 using Forward = tdc::DeviceDtypeTest;
 
 TEST_P(Forward, SeedModelMatchesFloat64Reference) {
   auto model = tdc::make_seed_model();
   model->to(dtype());
-  const auto input_on_cpu = tdc::make_seed_input(at::TensorOptions().dtype(dtype()));
-  const auto reference = tdc::reference_forward(model, input_on_cpu);
-
-  TDC_MOVE_MODULE_OR_FAIL(*model, device());
-  const auto input = tdc::make_seed_input(at::TensorOptions().dtype(dtype()).device(device()));
-  at::Tensor output;
-  {
-    at::NoGradGuard no_grad;
-    output = model->forward(input);
+  std::vector<ForwardCase> cases;
+  cases.push_back({"the seed's input, ones(4, 3)",
+                   tdc::make_seed_input(at::TensorOptions().dtype(dtype()).device(device())),
+                   tdc::reference_forward(
+                       model, tdc::make_seed_input(at::TensorOptions().dtype(dtype())))});
+  for (const auto rows : kBatchSizes) {
+    const auto input = distinguishing_input(rows, dtype());
+    ASSERT_TRUE(rows_all_differ(input)) << "the seeded input of " << rows << " rows";
+    cases.push_back({"seeded input, " + std::to_string(rows) + " distinct rows",
+                     input.to(device()), tdc::reference_forward(model, input)});
   }
-  EXPECT_EQ(output.sizes(), at::IntArrayRef({4, 2}));
-  EXPECT_EQ(output.device(), device());
-  EXPECT_EQ(output.scalar_type(), dtype());
-  EXPECT_FALSE(output.requires_grad()) << "no-grad forward produced a tensor that requires grad";
-  EXPECT_TRUE(tdc::all_close(output, reference, tdc::tolerance_for(dtype())));
-  EXPECT_NO_THROW(tdc::check_device_alignment(*model, {input}, {output}, device()));
+  TDC_MOVE_MODULE_OR_FAIL(*model, device());
+  for (const auto& c : cases) expect_forward_matches_reference(model, c, device(), dtype());
 }
 
 TDC_INSTANTIATE_DEVICE_DTYPE_TEST_SUITE(Forward);

@@ -1,0 +1,37 @@
+// Every way of copying a tensor on a device gives a tensor with memory of its
+// own: writing either side never shows in the other.
+#include <ATen/ATen.h>
+
+#include "independence.h"
+#include "tdc/fixtures.h"
+#include "tdc/patterns.h"
+
+namespace {
+
+using NoAliasing = tdc::DeviceTest;
+
+TEST_P(NoAliasing, CopiesNeverShareMemoryWithTheirSource) {
+  const auto host = tdc::seeded_pattern({31, 33}, at::kFloat, 17);
+  const auto on_device = [&] { return host.to(device(), at::kFloat, false, /*copy=*/true); };
+  if (!device().is_cpu()) {
+    // On the CPU these are the same device, where to() returns its argument by design.
+    const auto host_source = host.clone();
+    EXPECT_TRUE(tdc::aliasing::independent(host_source, host_source.to(device()))) << "h2d .to()";
+    const auto device_source = on_device();
+    EXPECT_TRUE(tdc::aliasing::independent(device_source, device_source.to(at::kCPU)))
+        << "d2h .to()";
+  }
+  const auto cloned = on_device();
+  EXPECT_TRUE(tdc::aliasing::independent(cloned, cloned.clone())) << ".clone()";
+  const auto copied = on_device();
+  const auto destination = at::empty_like(copied);
+  destination.copy_(copied);
+  EXPECT_TRUE(tdc::aliasing::independent(copied, destination)) << "copy_() into a new tensor";
+  const auto transposed = on_device().t();
+  EXPECT_TRUE(tdc::aliasing::independent(transposed, transposed.contiguous()))
+      << ".contiguous() of a transposed tensor";
+}
+
+TDC_INSTANTIATE_DEVICE_TEST_SUITE(NoAliasing);
+
+}  // namespace

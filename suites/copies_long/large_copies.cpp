@@ -1,0 +1,66 @@
+// Copies of more than 256 MiB are exact: past the sizes where transfer paths
+// change strategy (chunked DMA, staging buffers, page boundaries); and every
+// dtype at about a megabyte, contiguous and transposed. Label `long`: a few
+// seconds per device, excluded from the quick conformance run with
+// `ctest -LE long`.
+#include <ATen/ATen.h>
+
+#include "tdc/fixtures.h"
+#include "tdc/patterns.h"
+
+namespace {
+
+// 8193 x 8193 float32 = 268,500,996 bytes, just over 256 MiB (268,435,456),
+// with odd dimensions so that no chunk size divides it.
+constexpr int64_t kSide = 8193;
+
+const at::Tensor& large_host_pattern() {
+  static const at::Tensor pattern = tdc::seeded_pattern({kSide, kSide}, at::kFloat, 256);
+  return pattern;
+}
+
+using CopiesLarge = tdc::DeviceTest;
+
+TEST_P(CopiesLarge, Over256MiBIsExactEveryWay) {
+  const auto& host = large_host_pattern();
+  const auto on_device = host.to(device(), at::kFloat, false, /*copy=*/true);
+  EXPECT_TRUE(tdc::same_elements(on_device, host)) << "host -> device -> host, contiguous";
+  EXPECT_TRUE(tdc::same_elements(on_device.clone(), host)) << "device -> device";
+  // A transposed source: to() keeps its strides, so this is a strided copy.
+  EXPECT_TRUE(tdc::same_elements(host.t().to(device()), host.t())) << "host -> device, transposed";
+  auto into_strided = at::empty({kSide, kSide}, on_device.options()).t();
+  into_strided.copy_(on_device);
+  EXPECT_TRUE(tdc::same_elements(into_strided, host)) << "device -> device, into transposed";
+}
+
+// 257 x 1031 = 264,967 elements: 1 MiB in float32, odd in both dimensions.
+TEST_P(CopiesLarge, EveryDtypeAtAMegabyteIsExact) {
+  for (const auto dtype : tdc::storage_dtypes()) {
+    if (tdc::dtype_unsupported_reason(device().type(), dtype)) continue;
+    SCOPED_TRACE(tdc::dtype_name(dtype));
+    const auto host = tdc::seeded_pattern({257, 1031}, dtype, 1031);
+    const auto on_device = host.to(device(), dtype, false, /*copy=*/true);
+    EXPECT_TRUE(tdc::same_elements(on_device, host)) << "host -> device -> host";
+    EXPECT_TRUE(tdc::same_elements(on_device.clone(), host)) << "device -> device";
+    EXPECT_TRUE(tdc::same_elements(host.t().to(device()), host.t())) << "transposed";
+    EXPECT_TRUE(tdc::same_elements(on_device.t().contiguous(), host.t().contiguous()))
+        << "transposed on the device";
+  }
+}
+
+TDC_INSTANTIATE_DEVICE_TEST_SUITE(CopiesLarge);
+
+using CopiesLargeAcrossDevices = tdc::DevicePairTest;
+
+TEST_P(CopiesLargeAcrossDevices, Over256MiBIsExactBothWays) {
+  const auto& host = large_host_pattern();
+  const auto here = host.to(device(), at::kFloat, false, /*copy=*/true);
+  const auto there = here.to(other_device());
+  EXPECT_EQ(there.device(), other_device());
+  EXPECT_TRUE(tdc::same_elements(there, host)) << "to the other index";
+  EXPECT_TRUE(tdc::same_elements(there.to(device()), host)) << "and back";
+}
+
+TDC_INSTANTIATE_DEVICE_TEST_SUITE(CopiesLargeAcrossDevices);
+
+}  // namespace
