@@ -1,5 +1,7 @@
 #include "program.h"
 
+#include "device_errors.h"
+#include "filter_check.h"
 #include "tdc/config_error.h"
 #include "tdc/device_info.h"
 #include "tdc/discovery.h"
@@ -17,6 +19,7 @@ namespace tdc::bench {
 namespace {
 
 std::atomic<bool> verification_failed{false};
+std::atomic<int> registered_series{0};
 
 // Takes --tdc-quick out of argv before Google Benchmark sees it.
 Settings take_settings(int* argc, char** argv) {
@@ -100,19 +103,24 @@ int run(const Program& program, int argc, char** argv) {
 
   add_context(settings);
   program.register_benchmarks(settings);
+  if (const auto problem = nothing_to_run(args, registered_series)) {
+    std::cerr << program.name << ": " << *problem << std::endl;
+    return kConfigErrorExitCode;
+  }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  const bool device_failed = report_device_errors(program.name);
   if (verification_failed) {
     std::cerr << program.name << ": verification failed (see the benchmarks marked ERROR)"
               << std::endl;
-    return 1;
   }
-  return 0;
+  return device_failed || verification_failed ? 1 : 0;
 }
 
 benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b,
                                           const Settings& settings) {
   (void)settings;  // run-wide options are flags: see default_benchmark_flags
+  ++registered_series;
   return b->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 
