@@ -20,6 +20,7 @@ compare.py needs numpy and scipy. Where no interpreter has them the gate
 falls back to comparing medians here (no U test) and says so.
 """
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -47,8 +48,12 @@ def find_compare():
 
 
 def python_with_scipy():
-    for candidate in (sys.executable, shutil.which("python3"), "/usr/bin/python3"):
-        if not candidate:
+    # This interpreter is asked in process: importing scipy just to probe
+    # costs seconds, and many times that on a loaded CI host.
+    if all(importlib.util.find_spec(m) for m in ("numpy", "scipy")):
+        return sys.executable
+    for candidate in (shutil.which("python3"), "/usr/bin/python3"):
+        if not candidate or os.path.realpath(candidate) == os.path.realpath(sys.executable):
             continue
         probe = subprocess.run([candidate, "-c", "import numpy, scipy.stats"],
                                capture_output=True)
@@ -128,6 +133,10 @@ def main():
         return 2
     new = timed(contender)
     errored = {r.run_name: r.error for r in contender if r.error and r.run_name in old}
+    if not set(old) & set(new):
+        print(f"baseline gate: 0 of {len(old)} benchmarks compared (no benchmark ran in both)")
+        print("compare_baseline: compared no benchmark: nothing was checked", file=sys.stderr)
+        return 2
 
     compare, python = find_compare(), python_with_scipy()
     if compare and python:

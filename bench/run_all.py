@@ -88,7 +88,7 @@ def main():
         if code != 0:
             failed.append(f"cold start ({tag}) exited {code}")
 
-    code = run([sys.executable, os.path.join(HERE, "check_thresholds.py"),
+    code = run([sys.executable, os.path.join(HERE, "check_thresholds.py"), "--require-thresholds",
                 "--thresholds", args.thresholds, *results], env,
                os.path.join(args.out, "thresholds.txt"))
     if code != 0:
