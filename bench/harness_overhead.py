@@ -2,9 +2,10 @@
 """What the harness costs: tdc_bench_transfer's d2d series against the same
 dst.copy_(src) in a plain loop (tdc_bare_copy_loop), alternated in one run.
 
-Each alternation runs both programs (the order flips every time, so a drift
-in host load does not favour one side), with the same intra-op threads, the
-same sizes, the same time per sample (--min-time) and 5 samples each. The
+Per size, each alternation runs both programs back to back (the order flips
+every time, so a drift in host load does not favour one side), with the
+same intra-op threads, the same time per sample (--min-time) and 5 samples
+each. The
 ratio TDC/bare of median bandwidths is taken per alternation; the table
 shows each and their median, and the coefficient of variation (stddev/mean
 of the samples) per series. Goal: median ratio >= 0.97 at every size.
@@ -26,6 +27,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_results  # noqa: E402
+import report_table  # noqa: E402
 
 GOAL = 0.97
 FULL_SIZES = [4 << 10 << (2 * i) for i in range(9)]   # 4 KiB .. 256 MiB, powers of 4
@@ -99,25 +101,32 @@ def main():
     sizes = QUICK_SIZES if args.quick else FULL_SIZES
     load_before = os.getloadavg()
 
-    runs = []  # per alternation: (tdc series, bare series)
+    # Per size, the two programs alternate back to back (the order flips
+    # every time), so each pair of runs is seconds apart: on a shared host
+    # the load changes over minutes, and a pair far apart measures that.
+    runs = {}  # size -> [(tdc series, bare series)] per alternation
     devices = None
     try:
         with tempfile.TemporaryDirectory() as work:
-            for i in range(args.alternations):
-                # TDC first in the first alternation: its JSON names the devices.
-                order = ("tdc", "bare") if i % 2 == 0 else ("bare", "tdc")
-                got = {}
-                for side in order:
-                    if side == "tdc":
-                        threads, got["tdc"] = run_tdc(tdc, plugin, sizes, args.min_time, env, work, i)
-                        devices = devices or sorted({d for d, _ in got["tdc"]})
-                    else:
-                        bare_threads, got["bare"] = run_bare(bare, plugin, devices, sizes,
-                                                             args.min_time, env)
-                if threads != bare_threads:
-                    raise Failed(f"intra-op threads differ: TDC {threads}, bare {bare_threads}")
-                runs.append((got["tdc"], got["bare"]))
-                print(f"alternation {i + 1}/{args.alternations} done ({' then '.join(order)})",
+            for size in sizes:
+                runs[size] = []
+                for i in range(args.alternations):
+                    order = ("tdc", "bare") if i % 2 == 0 else ("bare", "tdc")
+                    if devices is None:
+                        order = ("tdc", "bare")  # TDC's JSON names the devices
+                    got = {}
+                    for side in order:
+                        if side == "tdc":
+                            threads, got["tdc"] = run_tdc(tdc, plugin, [size], args.min_time, env,
+                                                          work, f"{size}_{i}")
+                            devices = devices or sorted({d for d, _ in got["tdc"]})
+                        else:
+                            bare_threads, got["bare"] = run_bare(bare, plugin, devices, [size],
+                                                                 args.min_time, env)
+                    if threads != bare_threads:
+                        raise Failed(f"intra-op threads differ: TDC {threads}, bare {bare_threads}")
+                    runs[size].append((got["tdc"], got["bare"]))
+                print(f"{bench_results.human_bytes(size)}: {args.alternations} alternations done",
                       file=sys.stderr)
     except (Failed, bench_results.BadResults, ValueError, KeyError) as error:
         print(f"harness_overhead: {bench_results.one_line(error)}", file=sys.stderr)
@@ -127,15 +136,16 @@ def main():
     for device in devices:
         for size in sizes:
             key = (device, size)
-            if any(key not in t or key not in b for t, b in runs):
+            pairs = runs[size]
+            if any(key not in t or key not in b for t, b in pairs):
                 missed.append(f"{device} {bench_results.human_bytes(size)}: not measured")
                 continue
-            ratios = [statistics.median(t[key]) / statistics.median(b[key]) for t, b in runs]
+            ratios = [statistics.median(t[key]) / statistics.median(b[key]) for t, b in pairs]
             median_ratio = statistics.median(ratios)
-            tdc_gbps = statistics.median([statistics.median(t[key]) for t, _ in runs]) / 1e9
-            bare_gbps = statistics.median([statistics.median(b[key]) for _, b in runs]) / 1e9
-            tdc_cv = statistics.median([cv(t[key]) for t, _ in runs])
-            bare_cv = statistics.median([cv(b[key]) for _, b in runs])
+            tdc_gbps = statistics.median([statistics.median(t[key]) for t, _ in pairs]) / 1e9
+            bare_gbps = statistics.median([statistics.median(b[key]) for _, b in pairs]) / 1e9
+            tdc_cv = statistics.median([cv(t[key]) for t, _ in pairs])
+            bare_cv = statistics.median([cv(b[key]) for _, b in pairs])
             met = median_ratio >= GOAL
             if not met:
                 missed.append(f"{device} {bench_results.human_bytes(size)}: {median_ratio:.3f}")
@@ -150,16 +160,11 @@ def main():
               f"{args.threads} intra-op thread(s), {args.alternations} alternations, 5 samples "
               f"of >= {args.min_time} s per series and run; load average {load_before[0]:.1f} "
               f"before, {load_after[0]:.1f} after.")
-    table = ["| device | pattern | size | TDC GB/s | bare GB/s | TDC/bare per alternation | "
-             f"median | goal >= {GOAL} | CV TDC | CV bare |",
-             "|---|---|---:|---:|---:|---|---:|---|---:|---:|"]
-    table += ["| " + " | ".join(row) + " |" for row in rows]
-    text = header + "\n\n" + "\n".join(table) + "\n"
-    text += ("\nMissed: " + "; ".join(missed) + "\n") if missed else "\nGoal met at every size.\n"
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text)
+    footer = ("\nMissed: " + "; ".join(missed) + "\n") if missed else "\nGoal met at every size.\n"
+    report_table.emit(header, ["device", "pattern", "size", "TDC GB/s", "bare GB/s",
+                               "TDC/bare per alternation", "median", f"goal >= {GOAL}",
+                               "CV TDC", "CV bare"],
+                      "lllrrlrlrr", rows, args.out, footer)
     return 0
 
 

@@ -33,6 +33,7 @@ ROW_SIZES = {4 << 10, 256 << 10, 16 << 20, 256 << 20}
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import bench_results  # noqa: E402
+import report_table  # noqa: E402
 
 PYTHON_SIDE = r"""
 import json, sys, torch, torch.utils.benchmark as tb
@@ -138,14 +139,8 @@ def main():
               f"LibTorch {fwd_ctx.get('tdc.libtorch_version')} (C++) vs torch {python['torch']} "
               f"(Python), {args.threads} intra-op thread(s), "
               f"{'quick' if args.quick else 'full'} size set; medians of 5 repetitions.")
-    table = ["| comparison | measured | reference | ratio | target | |",
-             "|---|---:|---:|---:|---|---|"]
-    table += ["| " + " | ".join(row) + " |" for row in rows]
-    text = header + "\n\n" + "\n".join(table) + "\n"
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text)
+    report_table.emit(header, ["comparison", "measured", "reference", "ratio", "target", ""],
+                      "lrrrll", rows, args.out)
     return 0
 
 

@@ -73,14 +73,48 @@ struct SizeState {
   std::optional<std::string> problem;
   std::int64_t batch = 0;
 };
-using SizeStates = std::map<std::int64_t, SizeState>;
+
+// The buffers of the series and size being measured, kept across those
+// calls as a plain loop keeps them: fresh ones per call made every
+// repetition fault new pages in and regenerate the pattern. One slot for the
+// whole program (Google Benchmark runs one benchmark at a time, a size's
+// repetitions back to back), so 256 MiB buffers are never hoarded.
+struct Buffers {
+  const void* series = nullptr;
+  std::int64_t bytes = 0;
+  at::Tensor pattern, src, dst;
+};
+
+struct SeriesState {
+  std::map<std::int64_t, SizeState> sizes;
+};
 
 // Whether the copy was checked and found wrong; verifies on first use.
 template <typename Check>
-const std::optional<std::string>& verdict(SizeStates& states, std::int64_t bytes, const Check& check) {
-  auto found = states.find(bytes);
-  if (found == states.end()) found = states.emplace(bytes, SizeState{check(), 0}).first;
+const std::optional<std::string>& verdict(SeriesState& series, std::int64_t bytes, const Check& check) {
+  auto found = series.sizes.find(bytes);
+  if (found == series.sizes.end()) found = series.sizes.emplace(bytes, SizeState{check(), 0}).first;
   return found->second.problem;
+}
+
+// Never destroyed: device tensors must not outlive their backend at exit.
+Buffers& buffer_slot() {
+  static auto* slot = new Buffers;
+  return *slot;
+}
+
+// The buffers for `series` and `bytes`, made by `make` when either changed.
+template <typename Make>
+Buffers& buffers_for(const SeriesState& series, std::int64_t bytes, const Make& make) {
+  auto& slot = buffer_slot();
+  if (slot.series != &series || slot.bytes != bytes) {
+    slot = Buffers{};  // release the previous buffers before allocating the next
+    slot.pattern = seeded_bytes(bytes, kSeed + static_cast<std::uint64_t>(bytes));
+    make(slot);
+    slot.series = &series;
+    slot.bytes = bytes;
+  }
+  return slot;
 }
 
 // The one timed loop of every bandwidth series, so that memcpy and LibTorch's
@@ -98,11 +132,15 @@ enum class Timing { kBatched, kPerCall };
 
 // Bandwidth (batched) or latency (one synchronised copy per interval: what a
 // single copy costs a caller, not what a stream of them does) of `bytes`.
-void run_transfer(benchmark::State& state, const Transfer& t, SizeStates& states,
+void run_transfer(benchmark::State& state, const Transfer& t, SeriesState& series,
                   std::int64_t bytes, Timing timing) {
-  const auto pattern = seeded_bytes(bytes, kSeed + static_cast<std::uint64_t>(bytes));
-  const auto src = source_for(t, pattern);
-  auto dst = destination_for(t, bytes);
+  auto& b = buffers_for(series, bytes, [&](Buffers& fresh) {
+    fresh.src = source_for(t, fresh.pattern);
+    fresh.dst = destination_for(t, bytes);
+  });
+  const auto& pattern = b.pattern;
+  const auto& src = b.src;
+  auto& dst = b.dst;
   const auto copy = [&] {
     if (t.clone) {
       dst = src.clone();
@@ -111,46 +149,49 @@ void run_transfer(benchmark::State& state, const Transfer& t, SizeStates& states
     }
   };
 
-  // One untimed copy in every run, not only the verified one: Google
-  // Benchmark calls this function afresh for warm-up and each repetition, and
-  // the first copy into new memory pays for faulting its pages in (a 256 MiB
-  // destination: ~8x the copy itself on a VM).
+  // One untimed copy in every run: the first copy into new memory pays for
+  // faulting its pages in (a 256 MiB destination: ~8x the copy itself on a
+  // VM), and a clone's result is new memory in every call.
   copy();
   for (const auto& device : t.devices()) compat::synchronize(device);
-  const auto& problem = verdict(states, bytes, [&]() -> std::optional<std::string> {
+  const auto& problem = verdict(series, bytes, [&]() -> std::optional<std::string> {
     if (at::equal(dst.to(kHost), pattern)) return std::nullopt;
     return t.name() + " " + std::to_string(bytes) + " bytes: destination differs from source";
   });
   if (problem) return fail_verification(state, *problem);
 
   if (timing == Timing::kPerCall) return time_each_call(state, t.devices(), copy);
-  time_copies(state, t.devices(), copy, bytes, states[bytes]);
+  time_copies(state, t.devices(), copy, bytes, series.sizes[bytes]);
 }
 
 // The physical reference: std::memcpy between two host buffers already
 // faulted in.
-void run_memcpy(benchmark::State& state, SizeStates& states) {
+void run_memcpy(benchmark::State& state, SeriesState& series) {
   const auto bytes = state.range(0);
-  const auto src = seeded_bytes(bytes, kSeed + static_cast<std::uint64_t>(bytes));
-  auto dst = at::empty({bytes}, at::kByte);
+  auto& b = buffers_for(series, bytes, [&](Buffers& fresh) {
+    fresh.src = fresh.pattern;
+    fresh.dst = at::empty({bytes}, at::kByte);
+  });
+  auto* dst = b.dst.data_ptr<std::uint8_t>();
+  const auto* src = b.src.data_ptr<std::uint8_t>();
   const auto copy = [&] {
-    std::memcpy(dst.data_ptr<std::uint8_t>(), src.data_ptr<std::uint8_t>(), static_cast<size_t>(bytes));
+    std::memcpy(dst, src, static_cast<size_t>(bytes));
     benchmark::ClobberMemory();
   };
   copy();  // untimed, as in run_transfer
-  const auto& problem = verdict(states, bytes, [&]() -> std::optional<std::string> {
-    if (at::equal(dst, src)) return std::nullopt;
+  const auto& problem = verdict(series, bytes, [&]() -> std::optional<std::string> {
+    if (at::equal(b.dst, b.src)) return std::nullopt;
     return "memcpy " + std::to_string(bytes) + " bytes differs";
   });
   if (problem) return fail_verification(state, *problem);
 
-  time_copies(state, {kHost}, copy, bytes, states[bytes]);
+  time_copies(state, {kHost}, copy, bytes, series.sizes[bytes]);
 }
 
 void add_series(const std::string& name, const std::string& device,
                 const std::vector<std::int64_t>& byte_sizes, const Settings& settings,
-                std::function<void(benchmark::State&, SizeStates&)> body) {
-  auto states = std::make_shared<SizeStates>();
+                std::function<void(benchmark::State&, SeriesState&)> body) {
+  auto states = std::make_shared<SeriesState>();
   auto* b = benchmark::RegisterBenchmark(name.c_str(), [body, states, device](benchmark::State& state) {
     guard_device_errors(state, device, [&] { body(state, *states); });
   });
@@ -161,13 +202,13 @@ void add_series(const std::string& name, const std::string& device,
 void add_transfer(const Transfer& t, const Settings& settings) {
   const auto device = t.where();
   add_series("transfer/" + t.name(), device, sizes(settings), settings,
-             [t](benchmark::State& state, SizeStates& states) {
-               run_transfer(state, t, states, state.range(0), Timing::kBatched);
+             [t](benchmark::State& state, SeriesState& series) {
+               run_transfer(state, t, series, state.range(0), Timing::kBatched);
              });
   if (t.clone || t.pinned_host || t.pattern == "d2d_peer") return;  // latency: the plain copies
   add_series("latency/" + t.name(), device, {kLatencyBytes}, settings,
-             [t](benchmark::State& state, SizeStates& states) {
-               run_transfer(state, t, states, kLatencyBytes, Timing::kPerCall);
+             [t](benchmark::State& state, SeriesState& series) {
+               run_transfer(state, t, series, kLatencyBytes, Timing::kPerCall);
              });
 }
 
