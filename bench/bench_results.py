@@ -1,13 +1,14 @@
 """Reads the Google Benchmark JSON the tdc_bench_* programs write.
 
 Benchmark names are "<family>/<pattern>/<device>[/<size>]/manual_time", e.g.
-"transfer/h2d_pinned/loopback:0/65536/manual_time" or
-"forward/seed_float32/cpu/manual_time"; a copy between two devices names
-both ("loopback:0->loopback:1"). The JSON keeps every repetition and the
+"transfer/h2d_pinned/loopback:0/65536/manual_time",
+"forward/seed_float32/cpu/manual_time" or "latency/d2d/cpu/4096/manual_time";
+a copy between two devices names both ("loopback:0->loopback:1"). The JSON keeps every repetition and the
 aggregates (mean, median, stddev, cv); the medians are what every tool here
 reads.
 """
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -17,7 +18,7 @@ _SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 @dataclass
 class Result:
     run_name: str
-    family: str                 # "transfer" | "forward"
+    family: str                 # "transfer" | "forward" | "latency"
     pattern: str                # "h2d_pinned" | "seed_float32"
     device: str                 # "loopback:0", "loopback:0->loopback:1"
     size: Optional[int]         # bytes, for transfers
@@ -53,13 +54,38 @@ def parse_name(run_name):
     return parts[0], parts[1], parts[2], size
 
 
+class BadResults(Exception):
+    """A results file that cannot be read: the message is one line."""
+
+
+def one_line(error):
+    text = str(error).strip() or type(error).__name__
+    return text.splitlines()[0]
+
+
+def read_json(path):
+    """The parsed file; BadResults with one line naming the file if damaged."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except OSError as error:
+        raise BadResults(f"{path}: cannot read: {error.strerror or one_line(error)}")
+    except (ValueError, UnicodeDecodeError) as error:
+        size = os.path.getsize(path) if os.path.exists(path) else 0
+        raise BadResults(f"{path}: not valid JSON ({size} bytes; truncated or damaged?): "
+                         f"{one_line(error)}")
+
+
 def load(path):
     """Returns (context, [Result]) for one benchmark JSON file."""
-    with open(path) as f:
-        data = json.load(f)
-    context = data.get("context", {})
+    data = read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks", []), list):
+        raise BadResults(f"{path}: not a Google Benchmark JSON file (no 'benchmarks' list)")
+    context = data.get("context", {}) if isinstance(data.get("context", {}), dict) else {}
     groups = {}
     for entry in data.get("benchmarks", []):
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise BadResults(f"{path}: a benchmark entry without a name")
         run_name = entry.get("run_name", entry["name"])
         groups.setdefault(run_name, []).append(entry)
 
@@ -77,7 +103,10 @@ def load(path):
         seconds = bytes_per_second = None
         counters = {}
         if median is not None and not error:
-            seconds = median["real_time"] * _SECONDS[median.get("time_unit", "ns")]
+            try:
+                seconds = float(median["real_time"]) * _SECONDS[median.get("time_unit", "ns")]
+            except (KeyError, TypeError, ValueError):
+                raise BadResults(f"{path}: {run_name}: no usable real_time/time_unit")
             bytes_per_second = median.get("bytes_per_second")
             counters = {k: v for k, v in median.items() if isinstance(v, (int, float))}
         cv_entry = aggregates.get("cv")

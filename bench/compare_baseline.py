@@ -6,13 +6,21 @@ A benchmark regresses when its median time per iteration grew by more than
 and, where both runs have at least MIN_UTEST_REPETITIONS repetitions, the
 Mann-Whitney U test that compare.py runs says the difference is significant
 (p < --alpha). compare.py itself always exits 0, so its JSON dump is read
-here. Prints one line per regression and exits 1 if there is any; exit 2 on
-unusable input.
+here.
+
+Fails closed. Exit status:
+  0  every benchmark of the baseline was compared and none regressed;
+  1  a benchmark regressed, or did not run in the contender (error);
+  2  bad input (a missing, truncated or damaged file: one line naming it) or
+     partial coverage: nothing compared, or fewer benchmarks compared than
+     the baseline has (--allow-partial accepts that and lists the missing).
+What was not compared, and a U test that could not run, are always printed.
 
 compare.py needs numpy and scipy. Where no interpreter has them the gate
 falls back to comparing medians here (no U test) and says so.
 """
 import argparse
+import importlib.util
 import json
 import os
 import shutil
@@ -40,8 +48,12 @@ def find_compare():
 
 
 def python_with_scipy():
-    for candidate in (sys.executable, shutil.which("python3"), "/usr/bin/python3"):
-        if not candidate:
+    # This interpreter is asked in process: importing scipy just to probe
+    # costs seconds, and many times that on a loaded CI host.
+    if all(importlib.util.find_spec(m) for m in ("numpy", "scipy")):
+        return sys.executable
+    for candidate in (shutil.which("python3"), "/usr/bin/python3"):
+        if not candidate or os.path.realpath(candidate) == os.path.realpath(sys.executable):
             continue
         probe = subprocess.run([candidate, "-c", "import numpy, scipy.stats"],
                                capture_output=True)
@@ -58,9 +70,14 @@ def run_compare(compare, python, baseline, contender):
              "benchmarks", baseline, contender],
             capture_output=True, text=True)
         if run.returncode != 0 or not os.path.exists(dump):
-            raise RuntimeError(f"compare.py failed ({run.returncode}): {run.stderr.strip()[-500:]}")
-        with open(dump) as f:
-            return json.load(f), run.stdout
+            said = (run.stderr.strip() or run.stdout.strip()).splitlines()
+            reason = said[-1] if said else "no message and no result"
+            raise RuntimeError(f"{compare} failed (exit {run.returncode}): {reason}")
+        try:
+            with open(dump) as f:
+                return json.load(f), run.stdout
+        except ValueError as error:
+            raise RuntimeError(f"{compare} wrote no usable result: {bench_results.one_line(error)}")
 
 
 def gate_from_compare(diff, max_regression, alpha):
@@ -81,13 +98,17 @@ def gate_from_compare(diff, max_regression, alpha):
         yield base_name, change, pvalue
 
 
-def gate_from_medians(baseline, contender, max_regression):
-    old = {r.run_name: r for r in bench_results.load(baseline)[1] if r.seconds}
-    for r in bench_results.load(contender)[1]:
-        if r.seconds and r.run_name in old:
-            change = (r.seconds - old[r.run_name].seconds) / old[r.run_name].seconds
+def gate_from_medians(old, new, max_regression):
+    for name, r in new.items():
+        if name in old:
+            change = (r.seconds - old[name].seconds) / old[name].seconds
             if change > max_regression:
-                yield r.run_name, change, None
+                yield name, change, None
+
+
+def timed(results):
+    """{run name: result} of the benchmarks that ran."""
+    return {r.run_name: r for r in results if r.seconds and not r.error}
 
 
 def main():
@@ -97,12 +118,25 @@ def main():
     parser.add_argument("--max-regression", type=float, default=0.10,
                         help="largest allowed growth of the median time, as a fraction")
     parser.add_argument("--alpha", type=float, default=0.05, help="U-test significance level")
+    parser.add_argument("--allow-partial", action="store_true",
+                        help="pass although the contender lacks some of the baseline's benchmarks")
     parser.add_argument("--verbose", action="store_true", help="print compare.py's table")
     args = parser.parse_args()
-    for path in (args.baseline, args.contender):
-        if not os.path.isfile(path):
-            print(f"compare_baseline: cannot read {path}", file=sys.stderr)
-            return 2
+    if args.max_regression < 0 or not 0 < args.alpha < 1:
+        print("compare_baseline: --max-regression must be >= 0 and --alpha in (0, 1)", file=sys.stderr)
+        return 2
+    try:
+        old = timed(bench_results.load(args.baseline)[1])
+        contender = bench_results.load(args.contender)[1]
+    except bench_results.BadResults as error:
+        print(f"compare_baseline: {error}", file=sys.stderr)
+        return 2
+    new = timed(contender)
+    errored = {r.run_name: r.error for r in contender if r.error and r.run_name in old}
+    if not set(old) & set(new):
+        print(f"baseline gate: 0 of {len(old)} benchmarks compared (no benchmark ran in both)")
+        print("compare_baseline: compared no benchmark: nothing was checked", file=sys.stderr)
+        return 2
 
     compare, python = find_compare(), python_with_scipy()
     if compare and python:
@@ -114,20 +148,41 @@ def main():
         if args.verbose:
             print(table)
         regressions = list(gate_from_compare(diff, args.max_regression, args.alpha))
-        compared = sum(1 for d in diff if d.get("aggregate_name") == "median")
+        compared = {d["name"][: -len("_median")] for d in diff
+                    if d.get("aggregate_name") == "median" and d["name"].endswith("_median")}
+        compared &= set(old) & set(new)
+        unpaired = [n for n in compared
+                    if min(old[n].repetitions, new[n].repetitions) < MIN_UTEST_REPETITIONS]
+        if unpaired:
+            print(f"not U-tested (< {MIN_UTEST_REPETITIONS} repetitions on a side, median only): "
+                  f"{len(unpaired)} benchmark(s)")
     else:
-        missing = "compare.py (apt-get install libbenchmark-tools)" if not compare else \
+        missing_tool = "compare.py (apt-get install libbenchmark-tools)" if not compare else \
             "a python3 with numpy and scipy"
-        print(f"compare_baseline: no {missing}; comparing medians without a U test")
-        regressions = list(gate_from_medians(args.baseline, args.contender, args.max_regression))
-        compared = len(bench_results.load(args.contender)[1])
+        print(f"compare_baseline: no {missing_tool}; comparing medians without a U test")
+        regressions = list(gate_from_medians(old, new, args.max_regression))
+        compared = set(old) & set(new)
 
     for name, change, pvalue in regressions:
         significance = f", U-test p={pvalue:.4f}" if pvalue is not None else ""
         print(f"REGRESSION {name}: median time +{change * 100:.1f}% "
               f"(allowed +{args.max_regression * 100:.0f}%{significance})")
-    print(f"baseline gate: {compared} benchmarks compared, {len(regressions)} regression(s)")
-    return 1 if regressions else 0
+    for name, error in sorted(errored.items()):
+        print(f"DID NOT RUN {name}: {error}")
+    missing = sorted(set(old) - compared - set(errored))
+    if missing:
+        print(f"not compared: {len(missing)} of the baseline's {len(old)} benchmark(s): "
+              + ", ".join(missing[:10]) + (", ..." if len(missing) > 10 else ""))
+    print(f"baseline gate: {len(compared)} of {len(old)} benchmarks compared, "
+          f"{len(regressions)} regression(s), {len(errored)} did not run")
+    if not compared:
+        print("compare_baseline: compared no benchmark: nothing was checked", file=sys.stderr)
+        return 2
+    if missing and not args.allow_partial:
+        print(f"compare_baseline: compared {len(compared)} of the baseline's {len(old)} benchmarks "
+              f"(--allow-partial to accept)", file=sys.stderr)
+        return 2
+    return 1 if regressions or errored else 0
 
 
 if __name__ == "__main__":

@@ -1,8 +1,10 @@
-// tdc_bench_forward: latency of one forward pass of the seed's Linear(3, 2)
-// and of Linear(1024, 1024) at three batch sizes, per device and dtype, with
-// the FLOP rate. Inference only (NoGradGuard), as the seed runs it.
+// tdc_bench_forward: time per forward pass (batched, with the FLOP rate) of
+// the seed's Linear(3, 2) and of Linear(1024, 1024) at three batch sizes, per
+// device and dtype, and the seed's latency per call as its own series.
+// Inference only (NoGradGuard), as the seed runs it.
+#include "batch_timing.h"
+#include "device_errors.h"
 #include "program.h"
-#include "tdc/compat/timing.h"
 #include "tdc/devices_under_test.h"
 #include "tdc/fixtures.h"
 #include "tdc/seed_model.h"
@@ -44,25 +46,40 @@ std::string dtype_unsupported(const c10::Device& device, c10::ScalarType dtype) 
   }
 }
 
+enum class Timing { kBatched, kPerCall };
+
 void run_forward(benchmark::State& state, const ForwardCase& c, c10::Device device,
-                 c10::ScalarType dtype) {
+                 c10::ScalarType dtype, Timing timing, std::int64_t& batch) {
   at::NoGradGuard no_grad;
   const auto options = at::TensorOptions().dtype(dtype).device(device);
   // The large model's weights do not matter to its timing: default init.
   torch::nn::Linear model = c.seed ? make_seed_model() : torch::nn::Linear(c.in, c.out);
   model->to(device, dtype);
   const auto input = c.seed ? make_seed_input(options) : at::randn({c.batch, c.in}, options);
+  // The seed's rule: a forward whose output left the device is not timed.
+  const auto first = model->forward(input);
+  TORCH_CHECK(first.device() == device, "forward on ", device.str(), " returned its output on ",
+              first.device().str());
+  const auto forward = [&] { benchmark::DoNotOptimize(model->forward(input)); };
 
-  const auto timer = compat::make_interval_timer({device});
-  for (auto _ : state) {
-    timer->start();
-    auto output = model->forward(input);
-    state.SetIterationTime(timer->stop());
-    benchmark::DoNotOptimize(output);
-  }
+  if (timing == Timing::kPerCall) return time_each_call(state, {device}, forward);
+  const auto timer = make_batch_timer({device});
+  if (batch == 0) batch = calibrate_batch(*timer, forward);
+  time_batches(state, *timer, batch, forward);
   state.counters["FLOP/s"] = benchmark::Counter(2.0 * c.in * c.out * c.batch,
                                                 benchmark::Counter::kIsIterationInvariantRate);
-  state.SetLabel(timer->method());
+}
+
+void add_forward(const std::string& name, const ForwardCase& c, c10::Device device,
+                 c10::ScalarType dtype, Timing timing, const Settings& settings) {
+  auto batch = std::make_shared<std::int64_t>(0);  // calibrated once, kept across repetitions
+  configure(benchmark::RegisterBenchmark(name.c_str(),
+                                         [c, device, dtype, timing, batch](benchmark::State& state) {
+                                           guard_device_errors(state, device.str(), [&] {
+                                             run_forward(state, c, device, dtype, timing, *batch);
+                                           });
+                                         }),
+            settings);
 }
 
 void register_forwards(const Settings& settings) {
@@ -78,12 +95,9 @@ void register_forwards(const Settings& settings) {
         continue;
       }
       for (const auto& c : cases(settings)) {
-        const auto name = "forward/" + c.key + "_" + dtype_name(dtype) + "/" + dut.device.str();
-        const auto device = dut.device;
-        configure(benchmark::RegisterBenchmark(
-                      name.c_str(),
-                      [c, device, dtype](benchmark::State& state) { run_forward(state, c, device, dtype); }),
-                  settings);
+        const auto series = c.key + "_" + dtype_name(dtype) + "/" + dut.device.str();
+        add_forward("forward/" + series, c, dut.device, dtype, Timing::kBatched, settings);
+        if (c.seed) add_forward("latency/" + series, c, dut.device, dtype, Timing::kPerCall, settings);
       }
     }
   }

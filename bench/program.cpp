@@ -1,5 +1,7 @@
 #include "program.h"
 
+#include "device_errors.h"
+#include "filter_check.h"
 #include "tdc/config_error.h"
 #include "tdc/device_info.h"
 #include "tdc/devices_under_test.h"
@@ -19,6 +21,7 @@ namespace tdc::bench {
 namespace {
 
 std::atomic<bool> verification_failed{false};
+std::atomic<int> registered_series{0};
 
 // Takes --tdc-quick out of argv before Google Benchmark sees it.
 Settings take_settings(int* argc, char** argv) {
@@ -125,20 +128,25 @@ int run(const Program& program, int argc, char** argv) {
 
   add_context(settings);
   program.register_benchmarks(settings);
+  if (const auto problem = nothing_to_run(args, registered_series)) {
+    std::cerr << program.name << ": " << *problem << std::endl;
+    return kConfigErrorExitCode;
+  }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
+  const bool a_device_threw = report_device_errors(program.name);
   tdc::report_finished();
   if (verification_failed) {
     std::cerr << program.name << ": verification failed (see the benchmarks marked ERROR)"
               << std::endl;
-    return 1;
   }
-  return devices_failed ? 1 : 0;
+  return devices_failed || a_device_threw || verification_failed ? 1 : 0;
 }
 
 benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b,
                                           const Settings& settings) {
   (void)settings;  // run-wide options are flags: see default_benchmark_flags
+  ++registered_series;
   return b->UseManualTime()->Unit(benchmark::kMicrosecond);
 }
 

@@ -19,13 +19,14 @@ struct Program {
   void (*register_benchmarks)(const Settings&);
 };
 
-// Runs the program; returns the process exit status: kConfigErrorExitCode (2) on
-// bad input, 1 when a benchmark failed verification, an expected device is
-// missing or a device is broken, else 0.
+// Runs the program; returns the process exit status: kConfigErrorExitCode (2)
+// on bad input or when nothing would be timed (a filter matching nothing),
+// 1 when a benchmark failed verification, a device threw, an expected device
+// is missing or a device is broken, else 0.
 int run(const Program& program, int argc, char** argv);
 
-// The options every benchmark shares: manual time (the timer in
-// tdc/compat/timing.h decides how) in microseconds. Warm-up, minimum time
+// The options every benchmark shares: manual time (batch_timing.h decides
+// how) in microseconds. Warm-up, minimum time
 // and repetitions are run-wide flags with defaults (see program.cpp).
 benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b,
                                           const Settings& settings);

@@ -88,7 +88,7 @@ def main():
         if code != 0:
             failed.append(f"cold start ({tag}) exited {code}")
 
-    code = run([sys.executable, os.path.join(HERE, "check_thresholds.py"),
+    code = run([sys.executable, os.path.join(HERE, "check_thresholds.py"), "--require-thresholds",
                 "--thresholds", args.thresholds, *results], env,
                os.path.join(args.out, "thresholds.txt"))
     if code != 0:
@@ -115,11 +115,15 @@ def print_summary(results, out_dir):
             best[key] = r
     print("summary: peak median bandwidth per device and pattern")
     for (device, pattern), r in sorted(best.items()):
+        spread = f", CV {r.cv * 100:.1f}%" if r.cv is not None else ""
         print(f"  {device:26s} {pattern:11s} {r.bytes_per_second / 1e9:8.2f} GB/s "
-              f"at {bench_results.human_bytes(r.size)}")
-    seeds = [r for r in rows if r.family == "forward" and r.pattern == "seed_float32" and r.seconds]
+              f"at {bench_results.human_bytes(r.size)}{spread}")
+    seeds = [r for r in rows if r.family in ("forward", "latency") and r.pattern == "seed_float32"
+             and r.seconds]
     for r in seeds:
-        print(f"  {r.device:26s} seed forward {r.seconds * 1e6:8.1f} us (median)")
+        what = "per forward, batched" if r.family == "forward" else "latency per call"
+        spread = f", CV {r.cv * 100:.1f}%" if r.cv is not None else ""
+        print(f"  {r.device:26s} seed forward {r.seconds * 1e6:8.1f} us (median, {what}{spread})")
     errors = [r for r in rows if r.error]
     for r in errors:
         print(f"  ERROR {r.run_name}: {r.error}")

@@ -1,10 +1,11 @@
 // tdc_bench_transfer: bandwidth of host<->device, on-device and device<->device
 // copies for every device under test, beside a plain memcpy of the same sizes
-// (the anchor side_by_side.py divides by). Every size is verified once before
-// it is timed.
+// (the physical reference line of the plot), and the latency of one small
+// copy as its own series. Every size is verified once before it is timed.
+#include "batch_timing.h"
 #include "buffers.h"
+#include "device_errors.h"
 #include "program.h"
-#include "tdc/compat/timing.h"
 #include "tdc/devices_under_test.h"
 
 #include <ATen/ATen.h>
@@ -20,6 +21,8 @@ namespace {
 
 constexpr std::uint64_t kSeed = 0x7dc0b3e5;
 const c10::Device kHost(c10::DeviceType::CPU);
+// The latency series: one small copy, with the synchronisation a caller pays.
+constexpr std::int64_t kLatencyBytes = 4 << 10;
 
 std::vector<std::int64_t> sizes(const Settings& settings) {
   if (settings.quick) return {4 << 10, 256 << 10, 16 << 20};
@@ -35,13 +38,13 @@ struct Transfer {
   bool pinned_host = false;  // the host side is page-locked; copies are non_blocking
   bool clone = false;        // allocate the destination in every copy (src.clone())
 
-  std::string name() const {
+  // "loopback:0", or "loopback:0->loopback:1" for a copy between devices.
+  std::string where() const {
     const auto device = from.is_cpu() ? to : from;
-    const auto where = from != to && !from.is_cpu() && !to.is_cpu()
-                           ? from.str() + "->" + to.str()
-                           : device.str();
-    return "transfer/" + pattern + "/" + where;
+    return from != to && !from.is_cpu() && !to.is_cpu() ? from.str() + "->" + to.str()
+                                                         : device.str();
   }
+  std::string name() const { return pattern + "/" + where(); }
   // The devices whose queues the copy runs on, for the timer.
   std::vector<c10::Device> devices() const {
     std::vector<c10::Device> list;
@@ -63,29 +66,81 @@ at::Tensor destination_for(const Transfer& t, std::int64_t bytes) {
   return t.to.is_cpu() && t.pinned_host ? pinned(dst) : dst;
 }
 
-// The first verdict per size, kept across the repetitions of a series.
-using Verdicts = std::map<std::int64_t, std::optional<std::string>>;
+// What one size of a series keeps across Google Benchmark's calls (warm-up,
+// each repetition): the first verification verdict and the calibrated batch,
+// so every repetition of a size times the same batch.
+struct SizeState {
+  std::optional<std::string> problem;
+  std::int64_t batch = 0;
+};
 
-// The one timed loop of every series, so that memcpy and LibTorch's copies
-// are measured the same way.
-template <typename Copy>
-void time_copies(benchmark::State& state, const std::vector<c10::Device>& devices, const Copy& copy,
-                 std::int64_t bytes) {
-  const auto timer = compat::make_interval_timer(devices);
-  for (auto _ : state) {
-    timer->start();
-    copy();
-    state.SetIterationTime(timer->stop());
-  }
-  state.SetBytesProcessed(state.iterations() * bytes);
-  state.SetLabel(timer->method());
+// The buffers of the series and size being measured, kept across those
+// calls as a plain loop keeps them: fresh ones per call made every
+// repetition fault new pages in and regenerate the pattern. One slot for the
+// whole program (Google Benchmark runs one benchmark at a time, a size's
+// repetitions back to back), so 256 MiB buffers are never hoarded.
+struct Buffers {
+  const void* series = nullptr;
+  std::int64_t bytes = 0;
+  at::Tensor pattern, src, dst;
+};
+
+struct SeriesState {
+  std::map<std::int64_t, SizeState> sizes;
+};
+
+// Whether the copy was checked and found wrong; verifies on first use.
+template <typename Check>
+const std::optional<std::string>& verdict(SeriesState& series, std::int64_t bytes, const Check& check) {
+  auto found = series.sizes.find(bytes);
+  if (found == series.sizes.end()) found = series.sizes.emplace(bytes, SizeState{check(), 0}).first;
+  return found->second.problem;
 }
 
-void run_transfer(benchmark::State& state, const Transfer& t, Verdicts& verdicts) {
-  const auto bytes = state.range(0);
-  const auto pattern = seeded_bytes(bytes, kSeed + static_cast<std::uint64_t>(bytes));
-  const auto src = source_for(t, pattern);
-  auto dst = destination_for(t, bytes);
+// Never destroyed: device tensors must not outlive their backend at exit.
+Buffers& buffer_slot() {
+  static auto* slot = new Buffers;
+  return *slot;
+}
+
+// The buffers for `series` and `bytes`, made by `make` when either changed.
+template <typename Make>
+Buffers& buffers_for(const SeriesState& series, std::int64_t bytes, const Make& make) {
+  auto& slot = buffer_slot();
+  if (slot.series != &series || slot.bytes != bytes) {
+    slot = Buffers{};  // release the previous buffers before allocating the next
+    slot.pattern = seeded_bytes(bytes, kSeed + static_cast<std::uint64_t>(bytes));
+    make(slot);
+    slot.series = &series;
+    slot.bytes = bytes;
+  }
+  return slot;
+}
+
+// The one timed loop of every bandwidth series, so that memcpy and LibTorch's
+// copies are measured the same way: batches of copies, one interval each.
+template <typename Copy>
+void time_copies(benchmark::State& state, const std::vector<c10::Device>& devices, const Copy& copy,
+                 std::int64_t bytes, SizeState& size_state) {
+  const auto timer = make_batch_timer(devices);
+  if (size_state.batch == 0) size_state.batch = calibrate_batch(*timer, copy);
+  time_batches(state, *timer, size_state.batch, copy);
+  state.SetBytesProcessed(state.iterations() * bytes);
+}
+
+enum class Timing { kBatched, kPerCall };
+
+// Bandwidth (batched) or latency (one synchronised copy per interval: what a
+// single copy costs a caller, not what a stream of them does) of `bytes`.
+void run_transfer(benchmark::State& state, const Transfer& t, SeriesState& series,
+                  std::int64_t bytes, Timing timing) {
+  auto& b = buffers_for(series, bytes, [&](Buffers& fresh) {
+    fresh.src = source_for(t, fresh.pattern);
+    fresh.dst = destination_for(t, bytes);
+  });
+  const auto& pattern = b.pattern;
+  const auto& src = b.src;
+  auto& dst = b.dst;
   const auto copy = [&] {
     if (t.clone) {
       dst = src.clone();
@@ -94,62 +149,71 @@ void run_transfer(benchmark::State& state, const Transfer& t, Verdicts& verdicts
     }
   };
 
-  // One untimed copy in every run, not only the verified one: Google
-  // Benchmark calls this function afresh for warm-up and each repetition, and
-  // the first copy into new memory pays for faulting its pages in (a 256 MiB
-  // destination: ~8x the copy itself on a VM).
+  // One untimed copy in every run: the first copy into new memory pays for
+  // faulting its pages in (a 256 MiB destination: ~8x the copy itself on a
+  // VM), and a clone's result is new memory in every call.
   copy();
   for (const auto& device : t.devices()) compat::synchronize(device);
-  auto verdict = verdicts.find(bytes);
-  if (verdict == verdicts.end()) {
-    std::optional<std::string> problem;
-    if (!at::equal(dst.to(kHost), pattern)) {
-      problem = t.name() + " " + std::to_string(bytes) + " bytes: destination differs from source";
-    }
-    verdict = verdicts.emplace(bytes, problem).first;
-  }
-  if (verdict->second) return fail_verification(state, *verdict->second);
+  const auto& problem = verdict(series, bytes, [&]() -> std::optional<std::string> {
+    if (at::equal(dst.to(kHost), pattern)) return std::nullopt;
+    return t.name() + " " + std::to_string(bytes) + " bytes: destination differs from source";
+  });
+  if (problem) return fail_verification(state, *problem);
 
-  time_copies(state, t.devices(), copy, bytes);
+  if (timing == Timing::kPerCall) return time_each_call(state, t.devices(), copy);
+  time_copies(state, t.devices(), copy, bytes, series.sizes[bytes]);
 }
 
-// The anchor: std::memcpy between two host buffers that are already faulted in.
-void run_memcpy(benchmark::State& state, Verdicts& verdicts) {
+// The physical reference: std::memcpy between two host buffers already
+// faulted in.
+void run_memcpy(benchmark::State& state, SeriesState& series) {
   const auto bytes = state.range(0);
-  const auto src = seeded_bytes(bytes, kSeed + static_cast<std::uint64_t>(bytes));
-  auto dst = at::empty({bytes}, at::kByte);
+  auto& b = buffers_for(series, bytes, [&](Buffers& fresh) {
+    fresh.src = fresh.pattern;
+    fresh.dst = at::empty({bytes}, at::kByte);
+  });
+  auto* dst = b.dst.data_ptr<std::uint8_t>();
+  const auto* src = b.src.data_ptr<std::uint8_t>();
   const auto copy = [&] {
-    std::memcpy(dst.data_ptr<std::uint8_t>(), src.data_ptr<std::uint8_t>(), static_cast<size_t>(bytes));
+    std::memcpy(dst, src, static_cast<size_t>(bytes));
     benchmark::ClobberMemory();
   };
   copy();  // untimed, as in run_transfer
-  auto verdict = verdicts.find(bytes);
-  if (verdict == verdicts.end()) {
-    std::optional<std::string> problem;
-    if (!at::equal(dst, src)) problem = "memcpy " + std::to_string(bytes) + " bytes differs";
-    verdict = verdicts.emplace(bytes, problem).first;
-  }
-  if (verdict->second) return fail_verification(state, *verdict->second);
+  const auto& problem = verdict(series, bytes, [&]() -> std::optional<std::string> {
+    if (at::equal(b.dst, b.src)) return std::nullopt;
+    return "memcpy " + std::to_string(bytes) + " bytes differs";
+  });
+  if (problem) return fail_verification(state, *problem);
 
-  time_copies(state, {kHost}, copy, bytes);
+  time_copies(state, {kHost}, copy, bytes, series.sizes[bytes]);
 }
 
-void add_series(const std::string& name, const Settings& settings,
-                std::function<void(benchmark::State&, Verdicts&)> body) {
-  auto verdicts = std::make_shared<Verdicts>();
-  auto* b = benchmark::RegisterBenchmark(
-      name.c_str(), [body, verdicts](benchmark::State& state) { body(state, *verdicts); });
-  for (const auto bytes : sizes(settings)) b->Arg(bytes);
+void add_series(const std::string& name, const std::string& device,
+                const std::vector<std::int64_t>& byte_sizes, const Settings& settings,
+                std::function<void(benchmark::State&, SeriesState&)> body) {
+  auto states = std::make_shared<SeriesState>();
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), [body, states, device](benchmark::State& state) {
+    guard_device_errors(state, device, [&] { body(state, *states); });
+  });
+  for (const auto bytes : byte_sizes) b->Arg(bytes);
   configure(b, settings);
 }
 
 void add_transfer(const Transfer& t, const Settings& settings) {
-  add_series(t.name(), settings,
-             [t](benchmark::State& state, Verdicts& verdicts) { run_transfer(state, t, verdicts); });
+  const auto device = t.where();
+  add_series("transfer/" + t.name(), device, sizes(settings), settings,
+             [t](benchmark::State& state, SeriesState& series) {
+               run_transfer(state, t, series, state.range(0), Timing::kBatched);
+             });
+  if (t.clone || t.pinned_host || t.pattern == "d2d_peer") return;  // latency: the plain copies
+  add_series("latency/" + t.name(), device, {kLatencyBytes}, settings,
+             [t](benchmark::State& state, SeriesState& series) {
+               run_transfer(state, t, series, kLatencyBytes, Timing::kPerCall);
+             });
 }
 
 void register_transfers(const Settings& settings) {
-  add_series("transfer/memcpy/cpu", settings, run_memcpy);
+  add_series("transfer/memcpy/cpu", "cpu", sizes(settings), settings, run_memcpy);
 
   std::map<c10::DeviceType, std::vector<c10::Device>> by_type;
   for (const auto& dut : devices_under_test()) {
