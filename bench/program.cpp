@@ -130,6 +130,7 @@ int run(const Program& program, int argc, char** argv) {
   program.register_benchmarks(settings);
   if (const auto problem = nothing_to_run(args, registered_series)) {
     std::cerr << program.name << ": " << *problem << std::endl;
+    tdc::report_finished();
     return kConfigErrorExitCode;
   }
   benchmark::RunSpecifiedBenchmarks();
