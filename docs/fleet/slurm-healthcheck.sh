@@ -9,7 +9,7 @@ tdc_root="${TDC_ROOT:-/opt/tdc}"
 build_dir="${TDC_BUILD_DIR:-$tdc_root/build/conformance-2.13.0}"
 verdict_file="${TDC_VERDICT_FILE:-/run/tdc-health.json}"
 
-verdict=$("$tdc_root/ci/health" --build-dir="$build_dir" --budget=45 --verdict="$verdict_file")
+verdict=$("$tdc_root/ci/health" --build-dir="$build_dir" --budget="${TDC_HEALTH_BUDGET:-45}" --verdict="$verdict_file")
 status=$?
 [ "$status" -eq 0 ] && exit 0
 message=$(python3 -c 'import json, sys; v = json.loads(sys.stdin.read()); print(v["verdict"] + ": " + v["message"][:120])' \

@@ -12,7 +12,7 @@ list(APPEND nested_runs mustpass_lists_match_the_suites mustpass_check_fails_on_
 tdc_add_selftest(NAME health_unhealthy_when_an_expected_device_is_missing
   COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 1 --stdout-has "\"verdict\": \"unhealthy\""
     --stdout-has "DeviceExpectation.IsPresent/cuda_at_least_63" --env TDC_EXPECT=cuda:63
-    -- "${ci}/health" --build-dir=${CMAKE_BINARY_DIR})
+    -- "${ci}/health" --build-dir=${CMAKE_BINARY_DIR} --budget=280)
 tdc_add_selftest(NAME health_unknown_without_a_build
   COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 2 --stdout-has "\"verdict\": \"unknown\""
     -- "${ci}/health" --build-dir=/nonexistent/build)
@@ -32,4 +32,4 @@ if(TARGET tdc_loopback)
 endif()
 
 list(TRANSFORM nested_runs PREPEND "selftest.")
-set_tests_properties(${nested_runs} PROPERTIES RESOURCE_LOCK tdc_nested_ctest)
+set_tests_properties(${nested_runs} PROPERTIES RESOURCE_LOCK tdc_nested_ctest TIMEOUT 900)

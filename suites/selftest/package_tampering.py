@@ -129,7 +129,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         results = os.path.join(tmp, "results")
         health = subprocess.run([os.path.join(ROOT, "ci", "health"), f"--build-dir={args.build_dir}",
-                                 f"--out={results}"], capture_output=True, text=True, timeout=300)
+                                 f"--out={results}", "--budget=280"], capture_output=True, text=True, timeout=600)
         if health.returncode != 0:
             print(f"FAILED: ci/health exited {health.returncode}: {health.stdout}{health.stderr}")
             return 1

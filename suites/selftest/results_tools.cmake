@@ -9,10 +9,7 @@ set(damaged_inputs
   "missing_context|--context=/nonexistent/context.json|cannot read context file /nonexistent/context.json"
 )
 foreach(bad IN LISTS damaged_inputs)
-  string(REPLACE "|" ";" parts "${bad}")
-  list(GET parts 0 name)
-  list(GET parts 1 argument)
-  list(GET parts 2 message)
+  tdc_split_fields("${bad}" name argument message)
   tdc_add_selftest(NAME summarize_rejects.${name}
     COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 2 --one-line --stderr-line "${message}"
       -- "${Python3_EXECUTABLE}" "${summarize}" --junit=${damaged}/root_causes.xml ${argument})
