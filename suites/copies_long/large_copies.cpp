@@ -27,10 +27,9 @@ TEST_P(CopiesLarge, Over256MiBIsExactEveryWay) {
   EXPECT_TRUE(tdc::same_elements(on_device, host)) << "host -> device -> host, contiguous";
   EXPECT_TRUE(tdc::same_elements(on_device.clone(), host)) << "device -> device";
   // A transposed source: to() keeps its strides, so this is a strided copy.
+  // (One strided copy only: at this size each costs seconds of CPU on the
+  // reference side, and the layouts are covered at small sizes by `Copies`.)
   EXPECT_TRUE(tdc::same_elements(host.t().to(device()), host.t())) << "host -> device, transposed";
-  auto into_strided = at::empty({kSide, kSide}, on_device.options()).t();
-  into_strided.copy_(on_device);
-  EXPECT_TRUE(tdc::same_elements(into_strided, host)) << "device -> device, into transposed";
 }
 
 // 257 x 1031 = 264,967 elements: 1 MiB in float32, odd in both dimensions.
