@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tdc/fixtures.h"
+#include "tdc/prerequisite.h"
 #include "tdc/seed_model.h"
 #include "tdc/tolerance.h"
 
@@ -74,7 +75,7 @@ void expect_gradients_match(torch::nn::Linear model, int64_t batch, uint64_t see
   };
   const auto expected = one_step(as_reference(model->weight), as_reference(model->bias),
                                  input.to(at::kDouble), target.to(at::kDouble));
-  model->to(device);
+  TDC_MOVE_MODULE_OR_FAIL(*model, device);
   const auto got = one_step(model->weight, model->bias, input.to(device), target.to(device));
   using Named = std::tuple<const char*, at::Tensor, at::Tensor>;
   for (const auto& [name, actual, reference] :

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tdc/fixtures.h"
+#include "tdc/prerequisite.h"
 #include "tdc/patterns.h"
 #include "tdc/seed_model.h"
 #include "tdc/tolerance.h"
@@ -67,7 +68,7 @@ TEST_P(ForwardEdgeValues, ZeroSizeZeroDimNonFiniteAndDenormalsLikeCpu) {
           .reshape({6, 3})
           .to(dtype());
   const auto non_finite_reference = tdc::reference_forward(model, non_finite_input);
-  model->to(device());
+  TDC_MOVE_MODULE_OR_FAIL(*model, device());
   at::NoGradGuard no_grad;
   {
     SCOPED_TRACE("zero-size tensors");

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "tdc/fixtures.h"
+#include "tdc/prerequisite.h"
 #include "tdc/seed_model.h"
 #include "tdc/tolerance.h"
 
@@ -28,33 +29,35 @@ double sustained_seconds() {
 // A forward whose output is checked, with its float64 reference.
 struct CheckedForward {
   torch::nn::Linear model;
-  at::Tensor input_on_device;
+  at::Tensor input_on_device;  // on the CPU until the check moves it
   at::Tensor reference;
 };
 
-CheckedForward wide_forward(const c10::Device& device) {
+CheckedForward wide_forward() {
   at::manual_seed(1024);
   torch::nn::Linear model(1024, 1024);
   const auto input = at::randn({64, 1024});
   const auto reference = at::addmm(model->bias.to(at::kDouble), input.to(at::kDouble),
                                    model->weight.to(at::kDouble).t());
-  model->to(device);
-  return {model, input.to(device), reference};
+  return {model, input, reference};
 }
 
-CheckedForward seed_forward(const c10::Device& device) {
+CheckedForward seed_forward() {
   auto model = tdc::make_seed_model();
   const auto input = tdc::make_seed_input(at::TensorOptions());
   const auto reference = tdc::reference_forward(model, input);
-  model->to(device);
-  return {model, input.to(device), reference};
+  return {model, input, reference};
 }
 
 TEST_P(SustainedNumerics, SeedAndLinear1024MatchReference) {
   const double seconds = sustained_seconds();
   ASSERT_GT(seconds, 0) << "TDC_SUSTAINED_SECONDS='" << std::getenv("TDC_SUSTAINED_SECONDS")
                         << "': expected a positive number of seconds";
-  CheckedForward forwards[] = {seed_forward(device()), wide_forward(device())};
+  CheckedForward forwards[] = {seed_forward(), wide_forward()};
+  for (auto& forward : forwards) {
+    TDC_MOVE_MODULE_OR_FAIL(*forward.model, device());
+    forward.input_on_device = forward.input_on_device.to(device());
+  }
   const char* names[] = {"seed Linear(3, 2)", "Linear(1024, 1024)"};
   const auto tolerance = tdc::tolerance_for(at::kFloat);
 
