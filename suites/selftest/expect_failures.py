@@ -46,13 +46,15 @@ def run_gtest(binary, env, gtest_filter=None):
     return run.returncode, verdicts, run.stdout + run.stderr
 
 
-def run_ctest(build_dir, label, env, regex=None, outputs=None):
+def run_ctest(build_dir, label, env, regex=None, outputs=None, exclude_label=None):
     """outputs: a dict to fill with each test's output (JUnit system-out)."""
     with tempfile.TemporaryDirectory() as tmp:
         junit = os.path.join(tmp, "junit.xml")
         command = ["ctest", "--test-dir", build_dir, "-L", label, "-j2", "--output-junit", junit]
         if regex:
             command += ["-R", regex]
+        if exclude_label:
+            command += ["-LE", exclude_label]
         run = subprocess.run(command, env=env,
                              capture_output=True, text=True, timeout=3600)
         if not os.path.exists(junit):
