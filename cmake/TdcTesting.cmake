@@ -54,13 +54,15 @@ function(tdc_add_conformance_suite)
     # TDC_BACKEND_LIBS / TDC_DEVICES / TDC_EXPECT say (those are for the
     # plain entries, the vendor's). "privateuseone" names PrivateUse1 on
     # every LibTorch, whatever the backend calls itself.
+    # The waiver check runs the twin directly, so it needs the same settings.
+    set(twin_environment TDC_BACKEND_LIBS=$<TARGET_FILE:tdc_loopback> TDC_DEVICES=privateuseone
+      TDC_EXPECT=privateuseone:2)
     set_target_properties(tdc_${arg_NAME}_with_loopback PROPERTIES CROSSCOMPILING_EMULATOR
-      "${launcher};TDC_BACKEND_LIBS=$<TARGET_FILE:tdc_loopback>;TDC_DEVICES=privateuseone;TDC_EXPECT=privateuseone:2")
+      "${launcher};${twin_environment}")
     add_dependencies(tdc_${arg_NAME}_with_loopback tdc_loopback)
     _tdc_discover(tdc_${arg_NAME}_with_loopback "loopback:" "${labels};loopback"
       "$<TARGET_FILE:tdc_loopback>")
-    tdc_register_suite_run($<TARGET_FILE:tdc_${arg_NAME}_with_loopback>
-      TDC_BACKEND_LIBS=$<TARGET_FILE:tdc_loopback>)
+    tdc_register_suite_run($<TARGET_FILE:tdc_${arg_NAME}_with_loopback> ${twin_environment})
   endif()
 endfunction()
 
