@@ -116,8 +116,14 @@ def main():
             failed = sorted(n for n, v in result.items() if v == "failed")
             print(f"{len(result)} entries: {len(on_vendor)} on {args.backend_name}, {len(twins)} loopback twins, "
                   f"{len(failed)} failed")
-            if len(on_vendor) < 10 or any(v != "passed" for v in on_vendor.values()):
-                problems.append(f"checks on {args.backend_name}_0/_1 did not all run and pass: {on_vendor}")
+            # A skip on the vendor's device is honest only where the same
+            # check skipped on the loopback twin too: then it is the build
+            # (a dtype this LibTorch has no kernel for), not the backend.
+            not_passed = {n: v for n, v in on_vendor.items()
+                          if v != "passed" and not (v == "skipped" and twins.get("loopback:" + n) == "skipped")}
+            if len(on_vendor) < 10 or not_passed:
+                problems.append(f"checks on {args.backend_name}_0/_1 did not all run and pass "
+                                f"({len(on_vendor)} ran): {not_passed}")
             if not any(n.endswith(f"DeviceExpectation.IsPresent/{args.backend_name}_at_least_2") and v == "passed"
                        for n, v in result.items()):
                 problems.append(f"DeviceExpectation.IsPresent/{args.backend_name}_at_least_2 did not pass")
