@@ -6,7 +6,7 @@
 #include "device_errors.h"
 #include "program.h"
 #include "tdc/devices_under_test.h"
-#include "tdc/fixtures.h"
+#include "tdc/dtypes.h"
 #include "tdc/seed_model.h"
 
 #include <ATen/ATen.h>

@@ -18,7 +18,6 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
-DTYPES = ("float32", "float64", "float16", "bfloat16")
 PREREQUISITE = re.compile(r"^\s*prerequisite failed: .*\(checked by ([^)\s]+)\)", re.MULTILINE)
 
 
@@ -26,41 +25,45 @@ class InputError(Exception):
     """A damaged, empty or missing input: reported as one line, exit 2."""
 
 
-def device_of(name):
-    """'loopback:Forward.X/loopback_1_bfloat16' -> 'loopback:1'; unparameterised -> 'host';
-    the project's own tests -> 'selftest'."""
+def device_from_name(name):
+    """Only for a test that left no GoogleTest XML (it crashed or timed out):
+    'loopback:Forward.X/loopback_1_bfloat16' -> 'loopback:1'; unparameterised
+    -> 'host'; the project's own tests -> 'selftest'."""
     if name.startswith("selftest."):
         return "selftest"
     if "/" not in name:
         return "host"
     label = name.rsplit("/", 1)[1]
-    for dtype in DTYPES:
-        if label.endswith("_" + dtype):
-            label = label[: -len(dtype) - 1]
-    match = re.fullmatch(r"([a-z0-9]+?)_(\d+)", label)
+    match = re.match(r"([a-z0-9]+?)_(\d+)(_|$)", label)
     return f"{match.group(1)}:{match.group(2)}" if match else label
 
 
-def gtest_skip_reasons(directory):
-    """Skip messages by test name, from GoogleTest's per-test XML. A known
+def gtest_records(directory):
+    """What each test's GoogleTest XML says, keyed by its ctest name (the
+    file's path under DIR, less ".xml"): the metadata properties the fixtures
+    record (check, device, device_type, dtype) and the skip message. A known
     failure is a skip whose test carries the known_failure property."""
-    reasons = {}
-    for path in glob.glob(os.path.join(directory or "", "**", "*.xml"), recursive=True):
+    records = {}
+    if not directory:
+        return records
+    for path in glob.glob(os.path.join(directory, "**", "*.xml"), recursive=True):
         try:
             root = ET.parse(path).getroot()
         except ET.ParseError:
             continue
+        ctest_name = os.path.relpath(path, directory)[: -len(".xml")]
         for case in root.iter("testcase"):
+            properties = {p.get("name"): p.get("value") for p in case.iter("property")}
+            record = {"properties": properties, "skip": None}
             skipped = case.find("skipped")
-            if skipped is None:
-                continue
-            name = f"{case.get('classname')}.{case.get('name')}"
-            lines = skipped.get("message", "").strip().splitlines()
-            if lines and re.match(r"^\S+:\d+$", lines[0]):
-                lines = lines[1:]  # GoogleTest's "file:line" of the GTEST_SKIP
-            known = any(p.get("name") == "known_failure" for p in case.iter("property"))
-            reasons[name] = ("known_failure" if known else "skipped", " ".join(lines))
-    return reasons
+            if skipped is not None:
+                lines = skipped.get("message", "").strip().splitlines()
+                if lines and re.match(r"^\S+:\d+$", lines[0]):
+                    lines = lines[1:]  # GoogleTest's "file:line" of the GTEST_SKIP
+                known = "known_failure" in properties
+                record["skip"] = ("known_failure" if known else "skipped", " ".join(lines))
+            records[ctest_name] = record
+    return records
 
 
 def junit_cases(path):
@@ -90,22 +93,25 @@ def prerequisite_of(case):
     return None
 
 
-def read_junit(path, reasons):
+def read_junit(path, records):
     tests = []
     for case in junit_cases(path):
         name = case.get("name")
-        if case.find("failure") is not None or case.find("error") is not None or case.get("status") == "fail":
-            status, message = "failed", ""
-            node = case.find("failure") if case.find("failure") is not None else case.find("error")
-            if node is not None:
-                message = (node.get("message") or "").strip()
+        record = records.get(name, {"properties": {}, "skip": None})
+        failure = case.find("failure") if case.find("failure") is not None else case.find("error")
+        if failure is not None or case.get("status") == "fail":
+            status = "failed"
+            message = (failure.get("message") or "").strip() if failure is not None else ""
         elif case.find("skipped") is not None or case.get("status") in ("notrun", "disabled"):
-            bare = name.split(":", 1)[1] if ":" in name.split("/")[0] else name
-            status, message = reasons.get(bare, ("skipped", ""))
+            status, message = record["skip"] or ("skipped", "")
         else:
             status, message = "passed", ""
-        test = {"name": name, "device": device_of(name), "status": status,
-                "seconds": float(case.get("time") or 0), "message": message}
+        properties = record["properties"]
+        test = {"name": name, "device": properties.get("device") or device_from_name(name),
+                "status": status, "seconds": float(case.get("time") or 0), "message": message}
+        for key in ("check", "device_type", "dtype"):
+            if key in properties:
+                test[key] = properties[key]
         if status == "failed":
             test["prerequisite"] = prerequisite_of(case)
         tests.append(test)
@@ -172,7 +178,7 @@ def main():
 
 
 def summarize(args):
-    tests = read_junit(args.junit, gtest_skip_reasons(args.gtest_dir))
+    tests = read_junit(args.junit, gtest_records(args.gtest_dir))
     context = read_context(args.context)
     totals = collections.Counter(t["status"] for t in tests)
     if args.counts_only:

@@ -27,9 +27,9 @@ function(tdc_add_conformance_suite)
   endif()
   set(objects tdc_${arg_NAME}_objects)
   add_library(${objects} OBJECT ${arg_SOURCES})
-  target_link_libraries(${objects} PUBLIC tdc_fixtures ${arg_LINK})
+  target_link_libraries(${objects} PUBLIC tdc_gtest ${arg_LINK})
   tdc_target_uses_torch(${objects} PUBLIC)
-  tdc_reuse_fixtures_pch(${objects})
+  tdc_reuse_core_pch(${objects})
 
   # The launcher (CROSSCOMPILING_EMULATOR) runs discovery and every test:
   # gtest_discover_tests lists tests through it, not with EXTRA_ARGS. Under it

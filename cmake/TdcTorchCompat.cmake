@@ -36,15 +36,15 @@ else()
 endif()
 
 #[=======================================================================[
-tdc_reuse_fixtures_pch(<target>...)
-Compiles the targets with tdc_fixtures' precompiled LibTorch headers
+tdc_reuse_core_pch(<target>...)
+Compiles the targets with tdc_core's precompiled LibTorch headers
 (TDC_PRECOMPILED_HEADERS). Only for targets built with the same flags: not
 for shared libraries (position-independent code).
 #]=======================================================================]
-function(tdc_reuse_fixtures_pch)
+function(tdc_reuse_core_pch)
   if(TDC_PRECOMPILED_HEADERS)
     foreach(target IN LISTS ARGN)
-      target_precompile_headers(${target} REUSE_FROM tdc_fixtures)
+      target_precompile_headers(${target} REUSE_FROM tdc_core)
     endforeach()
   endif()
 endfunction()

@@ -9,11 +9,13 @@
 #include <ATen/ATen.h>
 
 #include <cstring>
+#include <fstream>
 #include <iostream>
 #include <string>
 
 #include "tdc/alignment_guard.h"
 #include "tdc/config_error.h"
+#include "tdc/device_resources.h"
 #include "tdc/device_spec.h"
 #include "tdc/device_info.h"
 #include "tdc/devices_under_test.h"
@@ -29,7 +31,19 @@ namespace {
 struct Options {
   bool verbose = false;
   std::string inject_mismatch;  // "", "input" or "output"
+  std::string resource_spec;    // write CTest's resource spec here instead of running the seed
+  int resource_slots = 100;
 };
+
+int parse_slots(const std::string& text) {
+  const bool digits = !text.empty() && text.size() <= 6 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
+  const int slots = digits ? std::stoi(text) : 0;
+  if (slots < 1 || slots > 100000) {
+    throw tdc::ConfigError("--resource-slots='" + text + "': expected an integer 1..100000");
+  }
+  return slots;
+}
 
 Options parse_options(int argc, char** argv) {
   Options options;
@@ -43,6 +57,11 @@ Options parse_options(int argc, char** argv) {
         throw tdc::ConfigError("--inject-mismatch='" + options.inject_mismatch +
                                "': expected input or output");
       }
+    } else if (arg.rfind("--resource-spec=", 0) == 0) {
+      options.resource_spec = arg.substr(std::strlen("--resource-spec="));
+      if (options.resource_spec.empty()) throw tdc::ConfigError("--resource-spec=: expected a file name");
+    } else if (arg.rfind("--resource-slots=", 0) == 0) {
+      options.resource_slots = parse_slots(arg.substr(std::strlen("--resource-slots=")));
     } else {
       throw tdc::ConfigError("unknown argument '" + arg + "' (see --help)");
     }
@@ -53,7 +72,10 @@ Options parse_options(int argc, char** argv) {
 void print_help() {
   std::cout << "usage: device_select [--verbose] [--inject-mismatch=input|output]\n"
             << tdc::run_flags_help(/*with_devices=*/false)
-            << "  --inject-mismatch=X   put X on the meta device to show the guard refusing\n";
+            << "  --inject-mismatch=X   put X on the meta device to show the guard refusing\n"
+            << "  --resource-spec=FILE  write CTest's resource spec (one kind per device found,\n"
+            << "                        honouring TDC_DEVICES) to FILE and exit, running nothing\n"
+            << "  --resource-slots=N    slots per device in that spec (default 100)\n";
 }
 
 void print_context() {
@@ -78,7 +100,17 @@ int fail(const std::string& message) {
   return 1;
 }
 
+int write_resource_spec(const Options& options) {
+  std::ofstream out(options.resource_spec);
+  out << tdc::ctest_resource_spec(tdc::devices_under_test(), options.resource_slots);
+  out.close();
+  if (!out) return fail("cannot write the resource spec to " + options.resource_spec);
+  tdc::report_finished();
+  return 0;
+}
+
 int run(const Options& options) {
+  if (!options.resource_spec.empty()) return write_resource_spec(options);
   for (const auto& wanted : tdc::expectations_under_test()) {
     if (const auto shortfall = tdc::expectation_shortfall(wanted)) return fail(*shortfall);
   }

@@ -4,6 +4,7 @@
 // bandwidths are reported (test property d2d_GBps_<type> and stdout), not
 // asserted: speed targets belong to the benchmark gates.
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <iomanip>

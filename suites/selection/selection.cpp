@@ -2,14 +2,26 @@
 // else the CPU.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <regex>
 
 #include "tdc/compat/accelerator.h"
 #include "tdc/device_spec.h"
 #include "tdc/discovery.h"
-#include "selection.h"
 
 namespace {
+
+// A current accelerator that failed discovery fails every selection check
+// naming that prerequisite, instead of each check asking the broken backend
+// again.
+class Selection : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto report = tdc::select_device();
+    if (!report.error.empty()) GTEST_FATAL_FAILURE_(report.error.c_str());
+  }
+};
+
 
 TEST_F(Selection, PicksCpuExactlyWhenNoAcceleratorCanInitialise) {
   const auto report = tdc::select_device();
@@ -62,6 +74,26 @@ TEST_F(Selection, RegisteredPrivateUse1BackendIsCurrentAccelerator) {
            << report.str();
   }
   FAIL() << "a loaded PrivateUse1 backend must be the current accelerator; " << report.str();
+}
+
+// Run by its own ctest entry, selection.masked_accelerator_falls_back_to_cpu,
+// which hides every accelerator through its runtime's environment variable.
+TEST_F(Selection, FallsBackToCpuWhenAcceleratorIsMasked) {
+  const char* masked = std::getenv("TDC_SELECTION_MASKED");
+  if (masked == nullptr || std::string(masked) != "1") {
+    GTEST_SKIP() << "runs in its own process with accelerators masked: "
+                    "ctest -R selection.masked_accelerator_falls_back_to_cpu";
+  }
+  const char* cuda_visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  ASSERT_TRUE(cuda_visible != nullptr && *cuda_visible == '\0')
+      << "CUDA_VISIBLE_DEVICES must be set and empty for this check";
+  const auto compiled = tdc::compat::current_accelerator();
+  if (compiled == c10::DeviceType::MPS) {
+    GTEST_SKIP() << "mps has no environment variable that hides it";
+  }
+  const auto report = tdc::select_device();
+  EXPECT_FALSE(report.available) << report.str();
+  EXPECT_EQ(report.selected, c10::Device(c10::DeviceType::CPU)) << report.str();
 }
 
 }  // namespace

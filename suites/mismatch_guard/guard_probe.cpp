@@ -1,9 +1,12 @@
-#include "mismatch_guard.h"
+#include "guard_probe.h"
 
-TDC_INSTANTIATE_DEVICE_TEST_SUITE(MismatchGuard);
-TDC_INSTANTIATE_DEVICE_TEST_SUITE(MismatchGuardAcrossIndices);
+#include <ATen/ATen.h>
 
-namespace tdc::testing {
+#include <vector>
+
+#include "tdc/alignment_guard.h"
+
+namespace guard_probe {
 
 ForwardOutcome try_forward(torch::nn::Linear& model, const at::Tensor& input) {
   at::NoGradGuard no_grad;
@@ -19,11 +22,11 @@ std::string guard_verdict(const torch::nn::Module& model, const at::Tensor& inpu
   std::vector<at::Tensor> outputs;
   if (outcome.output.defined()) outputs.push_back(outcome.output);
   try {
-    check_device_alignment(model, {input}, outputs, expected);
-  } catch (const DeviceMismatchError& mismatch) {
+    tdc::check_device_alignment(model, {input}, outputs, expected);
+  } catch (const tdc::DeviceMismatchError& mismatch) {
     return mismatch.what();
   }
   return "";
 }
 
-}  // namespace tdc::testing
+}  // namespace guard_probe

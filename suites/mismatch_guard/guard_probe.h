@@ -1,20 +1,13 @@
 #pragma once
-// MismatchGuard.<Case>/<device>: the seed's guard, with deliberate mismatches.
-// Mismatched tensors are never 0-dim: a 0-dim CPU tensor legally mixes with
-// device tensors, so it would prove nothing.
-#include <ATen/ATen.h>
+// What the mismatch-guard checks share: run the seed's forward on a possibly
+// mismatched set, then ask the guard for its verdict.
+#include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
 #include <torch/nn/modules/linear.h>
 
-#include <functional>
 #include <string>
 
-#include "tdc/alignment_guard.h"
-#include "tdc/fixtures.h"
-
-class MismatchGuard : public tdc::DeviceTest {};
-class MismatchGuardAcrossIndices : public tdc::DevicePairTest {};
-
-namespace tdc::testing {
+namespace guard_probe {
 
 // Runs the forward pass; returns its output, or an undefined tensor with the
 // error message when PyTorch refused the mix.
@@ -32,4 +25,4 @@ std::string guard_verdict(const torch::nn::Module& model, const at::Tensor& inpu
 // backends need not, which is why the guard exists.
 inline constexpr const char* kSameDeviceError = "Expected all tensors to be on the same device";
 
-}  // namespace tdc::testing
+}  // namespace guard_probe
