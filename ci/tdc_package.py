@@ -36,7 +36,9 @@ def manifest_lines(stage):
 
 
 def check_name(test):
-    """'loopback:Forward.X/loopback_1_float32' -> 'Forward.X': a mustpass entry."""
+    """'loopback:Forward.X/loopback_1_float32' -> 'Forward.X': a mustpass entry.
+    For results without the fixtures' "check" property (not a device check,
+    or a test that died before writing its XML)."""
     head = test.split("/", 1)[0]
     if ":" in head:
         test = test.split(":", 1)[1]

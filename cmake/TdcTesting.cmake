@@ -5,7 +5,10 @@ include(TdcWaiverCheck)
 set(TDC_DISCOVERY_TIMEOUT 300 CACHE STRING
   "Seconds a suite may take to list its tests (device discovery initialises accelerators)")
 set(TDC_GPU_PERCENT 50 CACHE STRING
-  "Share of one GPU a conformance test claims through CTest resource groups (1-100)")
+  "Share of its device (slots of 100) a conformance test claims through CTest resource groups (1-100)")
+if(NOT TDC_GPU_PERCENT MATCHES "^([1-9][0-9]?|100)$")
+  message(FATAL_ERROR "TDC_GPU_PERCENT='${TDC_GPU_PERCENT}': expected an integer 1..100")
+endif()
 
 #[=======================================================================[
 tdc_add_conformance_suite(NAME <name> SOURCES <file>... [LEVEL 3] [LABELS <label>...])

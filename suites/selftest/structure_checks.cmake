@@ -45,3 +45,23 @@ if(TARGET tdc_loopback)
     COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 1 --stdout-has "[  FAILED  ] 2 tests"
       ${readme_env} --env TDC_LOOPBACK_FAULT=corrupt-copy -- $<TARGET_FILE:tdc_readme_example>)
 endif()
+
+# Resource groups from discovery keep tests apart per device: ctest -j4 with
+# a test holding all of its loopback device never runs two on it at once.
+if(TARGET tdc_loopback)
+  tdc_add_selftest(NAME resources_keep_tests_apart_per_device TIMEOUT 1200
+    COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/resources_keep_tests_apart.py"
+      --build-dir "${CMAKE_BINARY_DIR}" --share ${TDC_GPU_PERCENT})
+  set_tests_properties(selftest.resources_keep_tests_apart_per_device PROPERTIES RUN_SERIAL TRUE)
+endif()
+# A test handed another device's resource fails naming both.
+string(TOUPPER "${TDC_PRIVATEUSE1_NAME}" TDC_PRIVATEUSE1_NAME_UPPER)
+if(TARGET tdc_loopback)
+  tdc_add_selftest(NAME resource_of_another_device_fails_the_test
+    COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 1
+      --stdout-has "ctest allocated '${TDC_PRIVATEUSE1_NAME}_1' to a test on ${TDC_PRIVATEUSE1_NAME}:0"
+      --env TDC_BACKEND_LIBS=$<TARGET_FILE:tdc_loopback> --env TDC_DEVICES=privateuseone
+      --env CTEST_RESOURCE_GROUP_COUNT=1 --env CTEST_RESOURCE_GROUP_0=${TDC_PRIVATEUSE1_NAME}_1
+      --env CTEST_RESOURCE_GROUP_0_${TDC_PRIVATEUSE1_NAME_UPPER}_1=id:1,slots:50
+      -- $<TARGET_FILE:tdc_placement> --gtest_filter=Placement.RoundTrip16MiBIsExact/*_0)
+endif()
