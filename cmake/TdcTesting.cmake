@@ -118,13 +118,14 @@ function(_tdc_discover target prefix labels own_libraries)
 endfunction()
 
 #[=======================================================================[
-tdc_add_selftest(NAME <name> COMMAND <cmd>... [ENVIRONMENT <k=v>...]
-                 [PASS_REGULAR_EXPRESSION <re>] [WILL_FAIL])
+tdc_add_selftest(NAME <name> COMMAND <cmd>... [TIMEOUT <s>] [ENVIRONMENT <k=v>...]
+                 [LABELS <label>...])
 The project's own tests (label: selftest), as opposed to conformance checks.
+A self-test decides its verdict itself (check_run.py, expect_failures.py):
+exit status 0 passed, anything else failed.
 #]=======================================================================]
 function(tdc_add_selftest)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "WILL_FAIL" "NAME;PASS_REGULAR_EXPRESSION;TIMEOUT"
-    "COMMAND;ENVIRONMENT;LABELS")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TIMEOUT" "COMMAND;ENVIRONMENT;LABELS")
   if(NOT arg_NAME OR NOT arg_COMMAND)
     message(FATAL_ERROR "tdc_add_selftest: NAME and COMMAND are required")
   endif()
@@ -136,12 +137,5 @@ function(tdc_add_selftest)
     LABELS "selftest;${arg_LABELS}" TIMEOUT ${arg_TIMEOUT})
   if(arg_ENVIRONMENT)
     set_tests_properties(selftest.${arg_NAME} PROPERTIES ENVIRONMENT "${arg_ENVIRONMENT}")
-  endif()
-  if(arg_PASS_REGULAR_EXPRESSION)
-    set_tests_properties(selftest.${arg_NAME} PROPERTIES
-      PASS_REGULAR_EXPRESSION "${arg_PASS_REGULAR_EXPRESSION}")
-  endif()
-  if(arg_WILL_FAIL)
-    set_tests_properties(selftest.${arg_NAME} PROPERTIES WILL_FAIL TRUE)
   endif()
 endfunction()
