@@ -4,6 +4,7 @@
 // before main(): loading LibTorch) and reports medians.
 #include "tdc/config_error.h"
 #include "tdc/device_info.h"
+#include "tdc/entry_point.h"
 #include "tdc/discovery.h"
 #include "tdc/prerequisite.h"
 #include "tdc/process_guard.h"
@@ -15,7 +16,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 
 namespace {
@@ -30,38 +30,19 @@ double us_between(Clock::time_point a, Clock::time_point b) {
 
 int main(int argc, char** argv) {
   const auto entered = Clock::now();
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::cout << "tdc_cold_start: time to the seed's first forward result. Flags:\n"
-                << tdc::run_flags_help();
-      return 0;
-    }
-  }
   // Exit status: 0 a correct result, 1 a wrong one or a failure (one line on
   // stderr), 2 bad flags or environment.
-  tdc::guard_against_early_exit(argv[0]);
+  tdc::ProgramSpec spec;
+  spec.name = "tdc_cold_start";
+  spec.summary = "time to the seed's first forward result";
+  int timeout = 0;
+  spec.read_environment = [&] { timeout = tdc::test_timeout_seconds(); };
+  if (const auto status = tdc::start_program(spec, &argc, argv)) return *status;
   const auto fail = [](const std::string& message) {
     std::cerr << "tdc_cold_start: " << tdc::first_line(message) << std::endl;
     tdc::report_finished();
     return 1;
   };
-  int timeout = 0;
-  try {
-    if (!tdc::prepare_run_or_report(&argc, argv)) {
-      tdc::report_finished();
-      return tdc::kConfigErrorExitCode;
-    }
-    timeout = tdc::test_timeout_seconds();
-  } catch (const tdc::ConfigError& error) {
-    std::cerr << "tdc_cold_start: " << error.what() << std::endl;
-    tdc::report_finished();
-    return tdc::kConfigErrorExitCode;
-  }
-  if (argc > 1) {
-    std::cerr << argv[0] << ": unknown argument '" << argv[1] << "' (see --help)" << std::endl;
-    tdc::report_finished();
-    return tdc::kConfigErrorExitCode;
-  }
   tdc::arm_watchdog(argv[0], timeout, "the seed's first forward");
   const auto prepared = Clock::now();
 

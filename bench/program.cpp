@@ -4,6 +4,7 @@
 #include "filter_check.h"
 #include "tdc/config_error.h"
 #include "tdc/device_info.h"
+#include "tdc/entry_point.h"
 #include "tdc/devices_under_test.h"
 #include "tdc/discovery.h"
 #include "tdc/process_guard.h"
@@ -12,7 +13,6 @@
 #include <ATen/Parallel.h>
 
 #include <atomic>
-#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -22,23 +22,6 @@ namespace {
 
 std::atomic<bool> verification_failed{false};
 std::atomic<int> registered_series{0};
-
-// Takes --tdc-quick out of argv before Google Benchmark sees it.
-Settings take_settings(int* argc, char** argv) {
-  Settings settings;
-  settings.quick = read_env_switch("TDC_BENCH_QUICK");
-  int kept = 1;
-  for (int i = 1; i < *argc; ++i) {
-    if (std::strcmp(argv[i], "--tdc-quick") == 0) {
-      settings.quick = true;
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  *argc = kept;
-  argv[kept] = nullptr;
-  return settings;
-}
 
 void add_context(const Settings& settings) {
   benchmark::AddCustomContext("tdc.libtorch_version", tdc::libtorch_version());
@@ -69,36 +52,22 @@ std::vector<std::string> default_benchmark_flags(const Settings& settings) {
   };
 }
 
-void print_help(const Program& program) {
-  std::cout << program.name << ": " << program.description << "\n\n"
-            << "TDC flags:\n"
-            << "  --tdc-quick   reduced size/case set for CI (also TDC_BENCH_QUICK=1)\n"
-            << run_flags_help() << "\nGoogle Benchmark flags:\n";
-  benchmark::PrintDefaultHelp();
-}
-
 }  // namespace
 
 int run(const Program& program, int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      print_help(program);
-      return 0;
-    }
-  }
-  tdc::guard_against_early_exit(argv[0]);
-  if (!tdc::prepare_run_or_report(&argc, argv)) {
-    tdc::report_finished();
-    return kConfigErrorExitCode;
-  }
   Settings settings;
-  try {
-    settings = take_settings(&argc, argv);
-  } catch (const ConfigError& error) {
-    std::cerr << argv[0] << ": " << error.what() << std::endl;
-    tdc::report_finished();
-    return kConfigErrorExitCode;
-  }
+  ProgramSpec spec;
+  spec.name = program.name;
+  spec.summary = program.description;
+  spec.flags = {{"--tdc-quick", "reduced size/case set for CI (also TDC_BENCH_QUICK=1)",
+                 [&](const std::string&) { settings.quick = true; }}};
+  spec.passes_through = "--benchmark_";
+  spec.framework_help = [] {
+    std::cout << "Google Benchmark flags:\n";
+    benchmark::PrintDefaultHelp();
+  };
+  spec.read_environment = [&] { settings.quick = settings.quick || read_env_switch("TDC_BENCH_QUICK"); };
+  if (const auto status = start_program(spec, &argc, argv)) return *status;
   // A --expect / TDC_EXPECT shortfall, or a backend that failed to enumerate
   // or initialise (in an isolated child), fails the run after the benchmarks
   // of the devices that work: broken is not absent.

@@ -8,7 +8,6 @@
 // 2 bad flags or environment. Every failure is one line on stderr.
 #include <ATen/ATen.h>
 
-#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -16,6 +15,7 @@
 #include "tdc/alignment_guard.h"
 #include "tdc/config_error.h"
 #include "tdc/device_resources.h"
+#include "tdc/entry_point.h"
 #include "tdc/device_spec.h"
 #include "tdc/device_info.h"
 #include "tdc/devices_under_test.h"
@@ -43,39 +43,6 @@ int parse_slots(const std::string& text) {
     throw tdc::ConfigError("--resource-slots='" + text + "': expected an integer 1..100000");
   }
   return slots;
-}
-
-Options parse_options(int argc, char** argv) {
-  Options options;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--verbose" || arg == "-v") {
-      options.verbose = true;
-    } else if (arg.rfind("--inject-mismatch=", 0) == 0) {
-      options.inject_mismatch = arg.substr(std::strlen("--inject-mismatch="));
-      if (options.inject_mismatch != "input" && options.inject_mismatch != "output") {
-        throw tdc::ConfigError("--inject-mismatch='" + options.inject_mismatch +
-                               "': expected input or output");
-      }
-    } else if (arg.rfind("--resource-spec=", 0) == 0) {
-      options.resource_spec = arg.substr(std::strlen("--resource-spec="));
-      if (options.resource_spec.empty()) throw tdc::ConfigError("--resource-spec=: expected a file name");
-    } else if (arg.rfind("--resource-slots=", 0) == 0) {
-      options.resource_slots = parse_slots(arg.substr(std::strlen("--resource-slots=")));
-    } else {
-      throw tdc::ConfigError("unknown argument '" + arg + "' (see --help)");
-    }
-  }
-  return options;
-}
-
-void print_help() {
-  std::cout << "usage: device_select [--verbose] [--inject-mismatch=input|output]\n"
-            << tdc::run_flags_help(/*with_devices=*/false)
-            << "  --inject-mismatch=X   put X on the meta device to show the guard refusing\n"
-            << "  --resource-spec=FILE  write CTest's resource spec (one kind per device found,\n"
-            << "                        honouring TDC_DEVICES) to FILE and exit, running nothing\n"
-            << "  --resource-slots=N    slots per device in that spec (default 100)\n";
 }
 
 void print_context() {
@@ -154,34 +121,34 @@ int run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      print_help();
-      return 0;
-    }
-    // The seed picks its own device; a --devices it ignored would read as honoured.
-    if (std::strncmp(argv[i], "--devices", std::strlen("--devices")) == 0) {
-      std::cerr << "device_select: --devices does not apply: device_select runs the seed's own "
-                   "selection (the suites take --devices; --expect is checked here)"
-                << std::endl;
-      return tdc::kConfigErrorExitCode;
-    }
-  }
-  tdc::guard_against_early_exit(argv[0]);
-  if (!tdc::prepare_run_or_report(&argc, argv)) {
-    tdc::report_finished();
-    return tdc::kConfigErrorExitCode;
-  }
   Options options;
+  tdc::ProgramSpec spec;
+  spec.name = "device_select";
+  spec.summary = "the seed program: select, place, forward, refuse a device mismatch";
+  spec.takes_devices = false;
+  spec.flags = {
+      {"--verbose", "also print the LibTorch version, devices and backends",
+       [&](const std::string&) { options.verbose = true; }},
+      {"-v", "same as --verbose", [&](const std::string&) { options.verbose = true; }},
+      {"--inject-mismatch=", "input|output: put it on the meta device to show the guard refusing",
+       [&](const std::string& value) {
+         if (value != "input" && value != "output") {
+           throw tdc::ConfigError("--inject-mismatch='" + value + "': expected input or output");
+         }
+         options.inject_mismatch = value;
+       }},
+      {"--resource-spec=", "write CTest's resource spec (one kind per device found, honouring "
+                           "TDC_DEVICES) to this file and exit, running nothing",
+       [&](const std::string& value) {
+         if (value.empty()) throw tdc::ConfigError("--resource-spec=: expected a file name");
+         options.resource_spec = value;
+       }},
+      {"--resource-slots=", "slots per device in that spec (default 100)",
+       [&](const std::string& value) { options.resource_slots = parse_slots(value); }},
+  };
   int timeout = 0;
-  try {
-    options = parse_options(argc, argv);
-    timeout = tdc::test_timeout_seconds();
-  } catch (const tdc::ConfigError& error) {
-    std::cerr << "device_select: " << error.what() << std::endl;
-    tdc::report_finished();
-    return tdc::kConfigErrorExitCode;
-  }
+  spec.read_environment = [&] { timeout = tdc::test_timeout_seconds(); };
+  if (const auto status = tdc::start_program(spec, &argc, argv)) return *status;
   tdc::arm_watchdog(argv[0], timeout, "the seed (discovery, Module::to, forward)");
   try {
     return run(options);
