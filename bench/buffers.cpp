@@ -1,26 +1,17 @@
 #include "buffers.h"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 #include <c10/util/Exception.h>
 
-#include <cstring>
 
 namespace tdc::bench {
 
 at::Tensor seeded_bytes(std::int64_t bytes, std::uint64_t seed) {
-  auto tensor = at::empty({bytes}, at::kByte);
-  auto* out = tensor.data_ptr<std::uint8_t>();
-  // splitmix64: cheap enough for 256 MiB, and no byte pattern repeats at a
-  // power-of-two period a broken copy could hide behind.
-  std::uint64_t state = seed;
-  for (std::int64_t offset = 0; offset < bytes; offset += 8) {
-    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    z ^= z >> 31;
-    std::memcpy(out + offset, &z, static_cast<size_t>(std::min<std::int64_t>(8, bytes - offset)));
-  }
-  return tensor;
+  // A generator of our own, so the bytes depend on the seed alone; uniform
+  // bytes repeat at no power-of-two period a broken copy could hide behind.
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
+  return at::randint(256, {bytes}, generator, at::TensorOptions().dtype(at::kByte));
 }
 
 const std::string& pinned_unsupported_reason() {
