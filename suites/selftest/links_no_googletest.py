@@ -11,6 +11,8 @@ import argparse
 import subprocess
 import sys
 
+from selftest_report import finish
+
 
 def googletest_symbols(path):
     run = subprocess.run(["nm", "-C", path], capture_output=True, text=True)
@@ -31,11 +33,7 @@ def main():
         found = googletest_symbols(path)
         if found:
             problems.append(f"{path} carries GoogleTest ({len(found)} symbols, e.g. {found[0].strip()})")
-    for problem in problems:
-        print("FAILED:", problem)
-    if not problems:
-        print(f"ok: {len(args.without_googletest)} binaries carry no GoogleTest; the control does")
-    return 1 if problems else 0
+    return finish(problems, f"{len(args.without_googletest)} binaries carry no GoogleTest; the control does")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ import subprocess
 import sys
 import tempfile
 
+from selftest_report import finish
+
 SUBSET = r"^loopback:(Placement|Copies|MismatchGuard|ForwardTraining)\."
 
 
@@ -69,12 +71,8 @@ def main():
         problems.append(f"{len(found)} overlaps on one device, e.g. {found[:3]}")
     if len(by_device) < 2 or min(len(v) for v in by_device.values()) < 5:
         problems.append(f"too little ran to show anything: {dict((d, len(v)) for d, v in by_device.items())}")
-    for problem in problems:
-        print("FAILED:", problem)
-    if not problems:
-        counts = ", ".join(f"{d}: {len(v)}" for d, v in sorted(by_device.items()))
-        print(f"ok: ctest -j4 never ran two tests on one device at once ({counts} tests)")
-    return 1 if problems else 0
+    counts = ", ".join(f"{d}: {len(v)}" for d, v in sorted(by_device.items()))
+    return finish(problems, f"ctest -j4 never ran two tests on one device at once ({counts} tests)")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+from selftest_report import finish
+
 TEST = "Forward.SeedModelMatchesFloat64Reference"
 
 
@@ -72,11 +74,8 @@ def main():
         stripped = summarize(args.summarize, junit, gtest_dir, os.path.join(work, "stripped.json"))
         if "dtype" in stripped or stripped.get("device") == test.get("device"):
             problems.append(f"without properties summarize still reported {stripped}: it is not reading them")
-    for problem in problems:
-        print("FAILED:", problem)
-    if not problems:
-        print(f"ok: {test['check']} on {test['device']} ({test['dtype']}) read from the properties")
-    return 1 if problems else 0
+    return finish(problems, f"{test.get('check')} on {test.get('device')} ({test.get('dtype')}) "
+                            "read from the properties")
 
 
 if __name__ == "__main__":

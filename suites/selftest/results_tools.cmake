@@ -8,11 +8,7 @@ set(damaged_inputs
   "html_as_junit|--junit=${damaged}/page.html|page.html is not a JUnit file"
   "missing_context|--context=/nonexistent/context.json|cannot read context file /nonexistent/context.json"
 )
-foreach(bad IN LISTS damaged_inputs)
-  tdc_split_fields("${bad}" name argument message)
-  tdc_add_selftest(NAME summarize_rejects.${name}
-    COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 2 --one-line --stderr-line "${message}"
-      -- "${Python3_EXECUTABLE}" "${summarize}" --junit=${damaged}/root_causes.xml ${argument})
-endforeach()
+tdc_add_rejection_selftests(summarize_rejects "${damaged_inputs}"
+  -- "${Python3_EXECUTABLE}" "${summarize}" --junit=${damaged}/root_causes.xml @VALUE@)
 tdc_add_selftest(NAME summarize_groups_failures_by_root_cause
   COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/summary_groups_root_causes.py")

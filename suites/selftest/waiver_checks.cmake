@@ -3,28 +3,14 @@
 # "waiver matched no test" failure of ci/check_waivers.py. Included from
 # suites/selftest/CMakeLists.txt (check_run, waivers are set there).
 
-# "a|b|c" -> the variables named after it, in order (the cases' table format).
-function(tdc_split_fields text)
-  string(REPLACE "|" ";" parts "${text}")
-  set(index 0)
-  foreach(name IN LISTS ARGN)
-    list(GET parts ${index} value)
-    set(${name} "${value}" PARENT_SCOPE)
-    math(EXPR index "${index} + 1")
-  endforeach()
-endfunction()
 set(bad_waivers
   "directory|${waivers}|it is a directory"
   "upper_case_device_type|${waivers}/upper_case_device_type.txt|upper_case_device_type.txt:2: device type 'CPU'"
   "bad_glob|${waivers}/bad_glob.txt|bad_glob.txt:2: test glob 'Forward.* has an unclosed"
   "expired|${waivers}/expired.txt|expired.txt:2: waiver expired on 2000-01-01"
 )
-foreach(bad IN LISTS bad_waivers)
-  tdc_split_fields("${bad}" name file message)
-  tdc_add_selftest(NAME waiver_rejected.${name}
-    COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 2 --one-line --stderr-line "${message}"
-      --env "TDC_KNOWN_FAILURES=${file}" -- $<TARGET_FILE:tdc_forward> --gtest_list_tests)
-endforeach()
+tdc_add_rejection_selftests(waiver_rejected "${bad_waivers}"
+  --env "TDC_KNOWN_FAILURES=@VALUE@" -- $<TARGET_FILE:tdc_forward> --gtest_list_tests)
 
 # A tracker is optional in ordinary runs and required in qualification runs.
 tdc_add_selftest(NAME waiver_rejected.untracked_in_qualification
