@@ -36,6 +36,8 @@ def main():
     parser.add_argument("--with-loopback", action="store_true",
                         help="also run with BUILD/lib/libtdc_loopback.so loaded, if built")
     parser.add_argument("--thresholds", default=os.path.join(HERE, "thresholds.json"))
+    parser.add_argument("--plot-python", default=sys.executable,
+                        help="a python with matplotlib for the bandwidth plot (Debian's: /usr/bin/python3)")
     parser.add_argument("--threads", type=int, default=1,
                         help="intra-op threads (OMP_NUM_THREADS) for the programs; 0 keeps "
                              "LibTorch's default. One keeps shared CI hosts comparable.")
@@ -95,7 +97,7 @@ def main():
         failed.append("threshold check failed")
     transfers = [r for r in results if os.path.basename(r).startswith("transfer_")]
     if transfers:
-        run([sys.executable, os.path.join(HERE, "plot_bandwidth.py"), *transfers,
+        run([args.plot_python, os.path.join(HERE, "plot_bandwidth.py"), *transfers,
              "--out", os.path.join(args.out, "bandwidth.svg")], env,
             os.path.join(args.out, "plot.log"))
 
