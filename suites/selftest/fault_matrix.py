@@ -38,7 +38,7 @@ def faults(name, library):
         ("unnamed", {}, ["loopback:Selection.RegisteredPrivateUse1BackendIsCurrentAccelerator"], [], None),
         ("init-throws", {}, ["loopback:DeviceDiscovery.EveryBackendEnumerates"],
          ["loopback:DeviceDiscovery.DevicesAreDistinctAndIndexed"], None),
-    ] + mutation_faults(d0, d1)
+    ] + mutation_faults(d0, d1) + runtime_faults(d0, d1)
 
 
 def mutation_faults(d0, d1):
@@ -71,6 +71,22 @@ def mutation_faults(d0, d1):
         ("backward-wrong", {}, [f"loopback:Backward.*{d}_{t}" for d in (d0, d1)
                                 for t in ("float32", "float64", "bfloat16")], [],
          r"loopback:Backward\."),
+    ]
+
+
+def runtime_faults(d0, d1):
+    """The execution contract (guard, streams, events), each against its own suite."""
+    both = lambda check: [f"loopback:{check}{d}" for d in (d0, d1)]  # noqa: E731
+    guard = r"loopback:Guard"
+    return [
+        ("guard-global", {}, both("GuardPerThread.AnotherThreadsDeviceDoesNotMoveThisOne"),
+         both("GuardNesting.DeviceGuardAndOptionalDeviceGuardRestoreInOrder"), guard),
+        ("guard-no-restore", {}, both("GuardNesting.DeviceGuardAndOptionalDeviceGuardRestoreInOrder")
+         + both("GuardUnwinding.RestoresWhenAnExceptionLeavesTheScope"), [], guard),
+        ("guard-unchecked", {}, both("GuardInvalidIndex.RaisesAnErrorNamingTheIndex"),
+         both("GuardNesting.DeviceGuardAndOptionalDeviceGuardRestoreInOrder"), guard),
+        ("count-per-thread", {}, both("GuardDeviceCount.SameAcrossCallsAndThreads"),
+         both("GuardInvalidIndex.RaisesAnErrorNamingTheIndex"), guard),
     ]
 
 
