@@ -3,11 +3,10 @@
 // both still see their own once the other has switched.
 #include <c10/core/DeviceGuard.h>
 
-#include <condition_variable>
-#include <mutex>
 #include <thread>
 
 #include "guard_fixtures.h"
+#include "tdc/rendezvous.h"
 
 namespace {
 
@@ -18,24 +17,9 @@ using tdc::guard::current_device;
 // read theirs, and hold their guard until both have read: whichever order
 // the switches happened in, a process-wide current device shows one of
 // them the other's index.
-class TwoThreadRendezvous {
- public:
-  void arrive_and_wait() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    ++arrived_;
-    changed_.notify_all();
-    changed_.wait(lock, [&] { return arrived_ >= 2; });
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  int arrived_ = 0;
-};
-
 TEST_P(GuardPerThread, AnotherThreadsDeviceDoesNotMoveThisOne) {
   const auto type = device().type();
-  TwoThreadRendezvous both_set, both_read;
+  tdc::TwoThreadRendezvous both_set, both_read;
   std::optional<c10::Device> seen_by_other_thread;
   std::thread other([&] {
     c10::DeviceGuard guard(other_device());
