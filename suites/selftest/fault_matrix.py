@@ -38,7 +38,7 @@ def faults(name, library):
         ("unnamed", {}, ["loopback:Selection.RegisteredPrivateUse1BackendIsCurrentAccelerator"], [], None),
         ("init-throws", {}, ["loopback:DeviceDiscovery.EveryBackendEnumerates"],
          ["loopback:DeviceDiscovery.DevicesAreDistinctAndIndexed"], None),
-    ] + mutation_faults(d0, d1)
+    ] + mutation_faults(d0, d1) + runtime_faults(name, d0, d1)
 
 
 def mutation_faults(d0, d1):
@@ -74,6 +74,33 @@ def mutation_faults(d0, d1):
     ]
 
 
+def runtime_faults(name, d0, d1):
+    """The execution contract (guard, streams, events), each against its own suite."""
+    both = lambda check: [f"loopback:{check}{d}" for d in (d0, d1)]  # noqa: E731
+    # 1.13 (the only LibTorch naming PrivateUse1 "privateuseone") has no getNewStream.
+    new_streams = [] if name == "privateuseone" else both("StreamNew.DiffersFromTheDefaultAndFromEachOther")
+    guard = r"loopback:Guard"
+    return [
+        ("guard-global", {}, both("GuardPerThread.AnotherThreadsDeviceDoesNotMoveThisOne")
+         + both("StreamPerThread.AnotherThreadsStreamDoesNotMoveThisOne"),
+         both("GuardNesting.DeviceGuardAndOptionalDeviceGuardRestoreInOrder"), r"loopback:(Guard|Stream)"),
+        ("guard-no-restore", {}, both("GuardNesting.DeviceGuardAndOptionalDeviceGuardRestoreInOrder")
+         + both("GuardUnwinding.RestoresWhenAnExceptionLeavesTheScope"), [], guard),
+        ("guard-unchecked", {}, both("GuardInvalidIndex.RaisesAnErrorNamingTheIndex"),
+         both("GuardNesting.DeviceGuardAndOptionalDeviceGuardRestoreInOrder"), guard),
+        ("count-per-thread", {}, both("GuardDeviceCount.SameAcrossCallsAndThreads"),
+         both("GuardInvalidIndex.RaisesAnErrorNamingTheIndex"), guard),
+        ("stream-alias", {}, both("StreamDefault.ExistsAndPoolStreamsDifferFromIt")
+         + new_streams + both("StreamGuardScope.SetsAndRestoresTheCurrentStream"), [], r"loopback:Stream"),
+        ("timing-garbage", {}, both("EventTimingDisabled.ElapsedTimeRaisesInsteadOfAnsweringANumber")
+         + both("EventTimingEnabled.IntervalsAreNonNegativeAndAddUp"),
+         both("EventRecord.QueryAndSynchronizeAfterRecord"), r"loopback:Event"),
+        ("never-done", {}, both("StreamSynchronize.QueryIsTrueAndWorkVisibleAfterSynchronize")
+         + both("EventRecord.QueryAndSynchronizeAfterRecord"), both("StreamDefault.ExistsAndPoolStreamsDifferFromIt"),
+         r"loopback:(Stream|Event)"),
+    ]
+
+
 # The 256 MiB copies and the level-3 endurance runs would multiply every
 # row's time; the quick checks catch every fault (docs/conformance.md).
 EXCLUDED_LABELS = "^(long|level3)$"
@@ -89,7 +116,8 @@ PREREQUISITE_OWNERS = {
 }
 
 # Faults a LibTorch cannot show: 1.13 has no way to name PrivateUse1 at all.
-NOT_APPLICABLE = {("unnamed", "privateuseone"): "1.13 cannot name a PrivateUse1 backend"}
+NOT_APPLICABLE = {("unnamed", "privateuseone"): "1.13 cannot name a PrivateUse1 backend",
+                  ("timing-garbage", "privateuseone"): "1.13 cannot time events (no elapsedTime)"}
 
 
 def unnamed_failures(mode, failed, must_fail, outputs):

@@ -1,0 +1,35 @@
+// An event is complete before it is recorded; once recorded after some
+// work and synchronised, it is complete and the work is done (PyTorch
+// event.md: record, queryEvent, synchronizeEvent).
+#include <ATen/ATen.h>
+#include <c10/core/Event.h>
+#include <c10/core/StreamGuard.h>
+
+#include "tdc/compat/events.h"
+#include "tdc/stream_fixtures.h"
+
+namespace {
+
+using EventRecord = tdc::StreamTest;
+
+TEST_P(EventRecord, QueryAndSynchronizeAfterRecord) {
+  c10::Event event(device().type(), tdc::compat::event_flag(/*timing=*/false));
+  EXPECT_TRUE(event.query()) << "an event never recorded must report complete";
+  const auto stream = pool_stream();
+  at::Tensor result;
+  {
+    c10::StreamGuard guard(stream);
+    result = at::full({1 << 16}, 2.0f, at::TensorOptions().device(device())).mul_(5);
+    event.record(stream);
+  }
+  EXPECT_TRUE(event.was_marked_for_recording());
+  EXPECT_EQ(event.device(), device());
+  tdc::compat::synchronize_event(event);
+  EXPECT_TRUE(event.query()) << "the event reports pending work after it synchronised";
+  EXPECT_TRUE(at::equal(result.to(at::kCPU), at::full({1 << 16}, 10.0f)))
+      << "the work recorded before the event is not visible after it synchronised";
+}
+
+TDC_INSTANTIATE_DEVICE_TEST_SUITE(EventRecord);
+
+}  // namespace
