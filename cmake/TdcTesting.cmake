@@ -47,7 +47,7 @@ function(tdc_add_conformance_suite)
     set(level_label level3)
   endif()
   set(labels ${level_label} ${arg_NAME} ${arg_LABELS})
-  _tdc_discover(tdc_${arg_NAME} "" "${labels}" "")
+  _tdc_discover(tdc_${arg_NAME} "" "${labels}" "" "")
   tdc_register_suite_run($<TARGET_FILE:tdc_${arg_NAME}>)
 
   if(TARGET tdc_loopback)
@@ -64,7 +64,7 @@ function(tdc_add_conformance_suite)
       "${launcher};${twin_environment}")
     add_dependencies(tdc_${arg_NAME}_with_loopback tdc_loopback)
     _tdc_discover(tdc_${arg_NAME}_with_loopback "loopback:" "${labels};loopback"
-      "$<TARGET_FILE:tdc_loopback>")
+      "$<TARGET_FILE:tdc_loopback>" "TDC_BACKEND_LIBS;TDC_DEVICES;TDC_EXPECT")
     tdc_register_suite_run($<TARGET_FILE:tdc_${arg_NAME}_with_loopback> ${twin_environment})
   endif()
 endfunction()
@@ -77,8 +77,9 @@ function(_tdc_suite_executable target objects guard)
 endfunction()
 
 # `own_libraries`: libraries the launcher loads, whose identity (like that of
-# TDC_BACKEND_LIBS and LibTorch) keys the discovery cache.
-function(_tdc_discover target prefix labels own_libraries)
+# TDC_BACKEND_LIBS and LibTorch) keys the discovery cache; `overridden`: the
+# environment variables the launcher sets, which therefore do not key it.
+function(_tdc_discover target prefix labels own_libraries overridden)
   # gtest_discover_tests names its cached list "<target>[<n>]_tests.cmake";
   # each target is discovered once, so n is 1.
   set(TDC_TARGET "${target}")
@@ -86,6 +87,7 @@ function(_tdc_discover target prefix labels own_libraries)
   get_target_property(torch_library torch IMPORTED_LOCATION)
   get_filename_component(torch_dir "${torch_library}" DIRECTORY)
   set(TDC_IDENTITY_LIBRARIES "${own_libraries}")
+  set(TDC_LAUNCHER_OVERRIDES "${overridden}")
   foreach(name torch torch_cpu c10 torch_cuda c10_cuda)
     if(EXISTS "${torch_dir}/lib${name}.so")
       list(APPEND TDC_IDENTITY_LIBRARIES "${torch_dir}/lib${name}.so")

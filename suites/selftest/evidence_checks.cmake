@@ -11,7 +11,7 @@ list(APPEND nested_runs mustpass_lists_match_the_suites mustpass_check_fails_on_
 
 tdc_add_selftest(NAME health_unhealthy_when_an_expected_device_is_missing
   COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 1 --stdout-has "\"verdict\": \"unhealthy\""
-    --stdout-has "DeviceExpectation.IsPresent/cuda_at_least_63" --env TDC_EXPECT=cuda:63
+    --stdout-has "DeviceExpectation.IsPresent/mps_at_least_1" --env TDC_EXPECT=mps:1
     -- "${ci}/health" --build-dir=${CMAKE_BINARY_DIR} --budget=280)
 tdc_add_selftest(NAME health_unknown_without_a_build
   COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 2 --stdout-has "\"verdict\": \"unknown\""
