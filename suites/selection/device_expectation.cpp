@@ -9,7 +9,7 @@
 
 namespace {
 
-class DeviceExpectation : public ::testing::TestWithParam<tdc::ExpectationParam> {};
+class DeviceExpectation : public ::testing::TestWithParam<tdc::DeviceExpectation> {};
 
 TEST_P(DeviceExpectation, IsPresent) {
   if (const auto shortfall = tdc::expectation_shortfall(GetParam())) FAIL() << *shortfall;
@@ -17,7 +17,7 @@ TEST_P(DeviceExpectation, IsPresent) {
 
 INSTANTIATE_TEST_SUITE_P(, DeviceExpectation,
                          ::testing::ValuesIn(tdc::expectations_under_test()),
-                         [](const auto& info) { return info.param.label(); });
+                         [](const auto& info) { return tdc::expectation_label(info.param); });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(DeviceExpectation);
 
 }  // namespace
