@@ -71,6 +71,17 @@ def mutation_faults(d0, d1):
         ("backward-wrong", {}, [f"loopback:Backward.*{d}_{t}" for d in (d0, d1)
                                 for t in ("float32", "float64", "bfloat16")], [],
          r"loopback:Backward\."),
+    ] + runtime_contract_faults(d0, d1)
+
+
+def runtime_contract_faults(d0, d1):
+    """Faults in device state: serialization, generators, memory."""
+    return [
+        # Only index 1 is ever not the current device while saving.
+        ("save-wrong-device", {},
+         [f"loopback:Serialization.*{d1}", f"loopback:SerializationAcrossDevices.*{d1}",
+          f"loopback:SerializationSeedModel.*{d1}"],
+         [f"loopback:Serialization.*{d0}"], "loopback:Serialization"),
     ]
 
 
