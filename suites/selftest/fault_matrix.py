@@ -82,6 +82,12 @@ def runtime_contract_faults(d0, d1):
          [f"loopback:Serialization.*{d1}", f"loopback:SerializationAcrossDevices.*{d1}",
           f"loopback:SerializationSeedModel.*{d1}"],
          [f"loopback:Serialization.*{d0}"], "loopback:Serialization"),
+        # The cross-index check then names the seed check as its prerequisite.
+        ("rng-ignores-seed", {},
+         [f"loopback:Generators.*{d}" for d in (d0, d1)] +
+         [f"loopback:GeneratorState.*{d}" for d in (d0, d1)], [], "loopback:Generator"),
+        ("rng-shared", {}, [f"loopback:GeneratorsAcrossDevices.*{d}" for d in (d0, d1)],
+         [f"loopback:Generators.*{d0}", f"loopback:GeneratorState.*{d0}"], "loopback:Generator"),
     ]
 
 
