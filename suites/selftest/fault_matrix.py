@@ -88,6 +88,13 @@ def runtime_contract_faults(d0, d1):
          [f"loopback:GeneratorState.*{d}" for d in (d0, d1)], [], "loopback:Generator"),
         ("rng-shared", {}, [f"loopback:GeneratorsAcrossDevices.*{d}" for d in (d0, d1)],
          [f"loopback:Generators.*{d0}", f"loopback:GeneratorState.*{d0}"], "loopback:Generator"),
+        ("oom-abort", {}, [f"loopback:OutOfMemory.*{d}" for d in (d0, d1)],
+         [f"loopback:MemoryAccounting.*{d0}"], r"loopback:(OutOfMemory|MemoryAccounting)\."),
+        # The leak check then names the accounting check as its prerequisite.
+        ("stats-lie", {}, [f"loopback:MemoryAccounting.*{d}" for d in (d0, d1)],
+         [f"loopback:OutOfMemory.*{d0}"], r"loopback:(Memory|OutOfMemory)"),
+        ("leak", {}, [f"loopback:MemoryLeak.*{d}" for d in (d0, d1)],
+         [f"loopback:MemoryAccounting.*{d0}"], r"loopback:Memory"),
     ]
 
 
