@@ -1,4 +1,4 @@
-// 10,000 seeded allocations of mixed sizes (1 byte to 64 KiB), each filled by
+// 10,000 seeded allocations of mixed sizes (1 byte to 8 KiB), each filled by
 // a host-to-device copy and read back by a device-to-device copy before it
 // is freed, bring allocated bytes back to where they started.
 #include "stats.h"
@@ -32,8 +32,8 @@ TEST_P(MemoryLeak, TenThousandSeededAllocFreeCyclesReturnToBaseline) {
     }
   }
   auto generator = at::make_generator<at::CPUGeneratorImpl>(11);
-  const auto sizes = at::randint(1, 65537, {kCycles}, generator, at::TensorOptions().dtype(at::kLong));
-  const auto source = at::randint(0, 256, {65536}, generator, at::TensorOptions().dtype(at::kByte));
+  const auto sizes = at::randint(1, 8193, {kCycles}, generator, at::TensorOptions().dtype(at::kLong));
+  const auto source = at::randint(0, 256, {8192}, generator, at::TensorOptions().dtype(at::kByte));
   const auto* size = sizes.data_ptr<int64_t>();
   for (int i = 0; i < kCycles; ++i) {
     auto block = at::empty({size[i]}, options);
