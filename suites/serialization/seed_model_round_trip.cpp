@@ -5,6 +5,7 @@
 // route carries the parameters, as a C++ user of torch::pickle_save would.
 #include "round_trip.h"
 
+#include "tdc/compat/serialization.h"
 #include "tdc/fixtures.h"
 #include "tdc/patterns.h"
 #include "tdc/prerequisite.h"
@@ -76,6 +77,7 @@ void expect_loads_onto(torch::nn::Linear& saved, const torch::nn::Linear& origin
 using SerializationSeedModel = tdc::DeviceTest;
 
 TEST_P(SerializationSeedModel, LoadsExactOntoTheSameDeviceAndTheCpu) {
+  if (const auto why = tdc::compat::serialization_unsupported(device())) GTEST_SKIP() << *why;
   const auto original = tdc::make_seed_model();
   auto saved = tdc::make_seed_model();
   TDC_MOVE_MODULE_OR_FAIL(*saved, device());
