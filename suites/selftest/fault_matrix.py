@@ -71,6 +71,30 @@ def mutation_faults(d0, d1):
         ("backward-wrong", {}, [f"loopback:Backward.*{d}_{t}" for d in (d0, d1)
                                 for t in ("float32", "float64", "bfloat16")], [],
          r"loopback:Backward\."),
+    ] + runtime_contract_faults(d0, d1)
+
+
+def runtime_contract_faults(d0, d1):
+    """Faults in device state: serialization, generators, memory."""
+    return [
+        # Only index 1 is ever not the current device while saving.
+        ("save-wrong-device", {},
+         [f"loopback:Serialization.*{d1}", f"loopback:SerializationAcrossDevices.*{d1}",
+          f"loopback:SerializationSeedModel.*{d1}"],
+         [f"loopback:Serialization.*{d0}"], "loopback:Serialization"),
+        # The cross-index check then names the seed check as its prerequisite.
+        ("rng-ignores-seed", {},
+         [f"loopback:Generators.*{d}" for d in (d0, d1)] +
+         [f"loopback:GeneratorState.*{d}" for d in (d0, d1)], [], "loopback:Generator"),
+        ("rng-shared", {}, [f"loopback:GeneratorsAcrossDevices.*{d}" for d in (d0, d1)],
+         [f"loopback:Generators.*{d0}", f"loopback:GeneratorState.*{d0}"], "loopback:Generator"),
+        ("oom-abort", {}, [f"loopback:OutOfMemory.*{d}" for d in (d0, d1)],
+         [f"loopback:MemoryAccounting.*{d0}"], r"loopback:(OutOfMemory|MemoryAccounting)\."),
+        # The leak check then names the accounting check as its prerequisite.
+        ("stats-lie", {}, [f"loopback:MemoryAccounting.*{d}" for d in (d0, d1)],
+         [f"loopback:OutOfMemory.*{d0}"], r"loopback:(Memory|OutOfMemory)"),
+        ("leak", {}, [f"loopback:MemoryLeak.*{d}" for d in (d0, d1)],
+         [f"loopback:MemoryAccounting.*{d0}"], r"loopback:Memory"),
     ]
 
 

@@ -1,0 +1,44 @@
+// Each index has its own generator: seeding and drawing on one index leave
+// the other's sequence where it was, as CUDA's per-device generators do.
+#include "draws.h"
+
+#include "tdc/compat/generator.h"
+#include "tdc/fixtures.h"
+#include "tdc/prerequisite.h"
+
+#include <string>
+
+namespace {
+
+using tdc::generators::draws;
+using tdc::generators::same_values;
+using tdc::generators::seed;
+
+using GeneratorsAcrossDevices = tdc::DevicePairTest;
+
+TEST_P(GeneratorsAcrossDevices, SeedingOneIndexLeavesTheOthersSequence) {
+  TDC_DEFAULT_GENERATOR_OR_SKIP(mine, device());
+  TDC_DEFAULT_GENERATOR_OR_SKIP(other, other_device());
+  for (const auto& [name, draw] : draws()) {
+    seed(other, 2024);
+    const auto expected = draw(other_device());
+    seed(other, 2024);
+    // Without a repeatable sequence there is nothing to compare against.
+    if (!same_values(draw(other_device()), expected)) {
+      FAIL() << tdc::prerequisite_failed(
+          std::string(name) + " on " + other_device().str(), "seed 2024 twice gave two sequences",
+          "Generators.SameSeedRepeatsTheSequenceAndAnotherSeedChangesIt/" +
+              tdc::DeviceUnderTest{other_device(), ""}.label());
+    }
+    seed(other, 2024);
+    seed(mine, 7);
+    draw(device());
+    EXPECT_TRUE(same_values(draw(other_device()), expected))
+        << name << ": seeding and drawing on " << device() << " changed the sequence of "
+        << other_device();
+  }
+}
+
+TDC_INSTANTIATE_DEVICE_TEST_SUITE(GeneratorsAcrossDevices);
+
+}  // namespace

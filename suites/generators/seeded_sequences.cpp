@@ -1,0 +1,33 @@
+// The same seed gives the same rand/randn/randint sequence twice on the
+// device, and a different seed a different one.
+#include "draws.h"
+
+#include "tdc/compat/generator.h"
+#include "tdc/fixtures.h"
+
+namespace {
+
+using tdc::generators::draws;
+using tdc::generators::same_values;
+using tdc::generators::seed;
+
+using Generators = tdc::DeviceTest;
+
+TEST_P(Generators, SameSeedRepeatsTheSequenceAndAnotherSeedChangesIt) {
+  TDC_DEFAULT_GENERATOR_OR_SKIP(generator, device());
+  for (const auto& [name, draw] : draws()) {
+    seed(generator, 1234);
+    const auto first = draw(device());
+    ASSERT_EQ(first.device(), device()) << name;
+    seed(generator, 1234);
+    const auto again = draw(device());
+    EXPECT_TRUE(same_values(first, again)) << name << ": seed 1234 twice gave two sequences";
+    seed(generator, 4321);
+    const auto other = draw(device());
+    EXPECT_FALSE(same_values(first, other)) << name << ": seeds 1234 and 4321 gave one sequence";
+  }
+}
+
+TDC_INSTANTIATE_DEVICE_TEST_SUITE(Generators);
+
+}  // namespace

@@ -1,0 +1,43 @@
+// Restoring a generator's saved state replays the numbers drawn after it was
+// saved, and the state is the device generator's own (not changed by
+// drawing on the CPU in between).
+#include "draws.h"
+
+#include "tdc/compat/generator.h"
+#include "tdc/fixtures.h"
+
+#include <ATen/ATen.h>
+
+#include <mutex>
+
+namespace {
+
+using tdc::generators::draws;
+using tdc::generators::same_values;
+using tdc::generators::seed;
+
+using GeneratorState = tdc::DeviceTest;
+
+TEST_P(GeneratorState, SetStateReplaysTheSequence) {
+  TDC_DEFAULT_GENERATOR_OR_SKIP(generator, device());
+  seed(generator, 99);
+  for (const auto& [name, draw] : draws()) {
+    draw(device());  // move away from the freshly seeded state
+    at::Tensor state;
+    {
+      std::lock_guard<std::mutex> lock(generator.mutex());
+      state = generator.get_state();
+    }
+    const auto first = draw(device());
+    {
+      std::lock_guard<std::mutex> lock(generator.mutex());
+      generator.set_state(state);
+    }
+    const auto replayed = draw(device());
+    EXPECT_TRUE(same_values(first, replayed)) << name << ": set_state did not replay the sequence";
+  }
+}
+
+TDC_INSTANTIATE_DEVICE_TEST_SUITE(GeneratorState);
+
+}  // namespace

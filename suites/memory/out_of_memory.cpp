@@ -1,0 +1,58 @@
+// Asking a device for more than its total memory raises
+// c10::OutOfMemoryError, which the caller can catch; afterwards the device
+// still allocates, copies exactly and runs the seed forward correctly. The
+// request is sized from the memory the device reports, and nothing of it is
+// held afterwards.
+#include "tdc/compat/allocator.h"
+#include "tdc/fixtures.h"
+#include "tdc/patterns.h"
+#include "tdc/prerequisite.h"
+#include "tdc/seed_model.h"
+#include "tdc/tolerance.h"
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <string>
+
+namespace {
+
+using OutOfMemory = tdc::DeviceTest;
+
+TEST_P(OutOfMemory, RaisesCatchableErrorAndTheDeviceStillWorks) {
+  std::string why_not;
+  const auto info = tdc::compat::device_memory_info(device(), &why_not);
+  if (!info) GTEST_SKIP() << why_not << " (no total memory reported to size the request from)";
+  // More than the whole device, so no cache or fragmentation can satisfy it.
+  const auto too_much = static_cast<std::int64_t>(info->second) + (std::int64_t{1} << 30);
+  bool raised = false;
+  try {
+    const auto never = at::empty({too_much}, at::TensorOptions().device(device()).dtype(at::kByte));
+    ADD_FAILURE() << "allocating " << too_much << " bytes on " << device() << " (total "
+                  << info->second << ") succeeded";
+  } catch (const c10::OutOfMemoryError&) {
+    raised = true;
+  } catch (const c10::Error& e) {
+    ADD_FAILURE() << "allocating " << too_much << " bytes raised c10::Error, not "
+                  << "c10::OutOfMemoryError: " << e.what_without_backtrace();
+  }
+  EXPECT_TRUE(raised) << "no c10::OutOfMemoryError";
+
+  // The device after the failure: allocate, copy both ways, forward.
+  const auto pattern = tdc::seeded_pattern({257, 31}, at::kFloat, 3);
+  EXPECT_TRUE(tdc::same_elements(pattern.to(device()).cpu(), pattern))
+      << "copies after the out-of-memory error";
+  auto model = tdc::make_seed_model();
+  TDC_MOVE_MODULE_OR_FAIL(*model, device());
+  at::NoGradGuard no_grad;
+  const auto input = tdc::make_seed_input(at::TensorOptions().device(device()));
+  const auto output = model->forward(input);
+  EXPECT_EQ(output.device(), device());
+  EXPECT_TRUE(tdc::all_close(output, tdc::reference_forward(model, input),
+                             tdc::tolerance_for(at::kFloat)))
+      << "seed forward after the out-of-memory error";
+}
+
+TDC_INSTANTIATE_DEVICE_TEST_SUITE(OutOfMemory);
+
+}  // namespace
