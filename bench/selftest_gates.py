@@ -5,9 +5,10 @@ TDC_LOOPBACK_DELAY_US delay dominates) normally and slowed down, then expects
 check_thresholds.py / compare_baseline.py to exit 0 on the normal run and 1
 on the slow one.
 
-The baseline gate here allows +100%: the delay makes these benchmarks ~100x
-slower, so the gate's power is intact, while two normal runs on a loaded
-2-core CI host stay well inside it.
+The baseline gate here allows +1000%: the delay makes these benchmarks 200x
+to 4000x slower, so the gate's power is intact, while two normal runs of a
+sub-microsecond copy on a loaded 2-core CI host differ by more than +100%
+(+125% seen in CI) and must not fail this self-test.
 """
 import argparse
 import os
@@ -17,6 +18,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Accelerator-side benchmarks only (not cpu): 4 KiB and 256 KiB copies and
 # the seed forward, each a few microseconds unless delayed.
+MAX_REGRESSION = "10.0"
 FILTER = "h2d/[a-z]+:0/(4096|262144)/|seed_float32/[a-z]+:0/"
 
 
@@ -64,7 +66,7 @@ def main():
         expectations = [("normal run", gate(check + normal), 0), ("slow run", gate(check + slow), 1)]
     else:
         again = bench(args, "normal_again", 0, args.work)
-        compare = [os.path.join(HERE, "compare_baseline.py"), "--max-regression", "1.0"]
+        compare = [os.path.join(HERE, "compare_baseline.py"), "--max-regression", MAX_REGRESSION]
         for i, name in enumerate(("transfer", "forward")):
             expectations.append((f"{name}: normal vs normal", gate(
                 compare + ["--baseline", normal[i], "--contender", again[i]]), 0))
