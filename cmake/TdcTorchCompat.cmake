@@ -13,6 +13,10 @@ else()
   set(TDC_CXX_STANDARD_FEATURE cxx_std_17)
 endif()
 
+# Sanitizers for the project's own code (ci/sanitize): a -fsanitize= list,
+# e.g. "address,undefined". LibTorch itself stays uninstrumented.
+set(TDC_SANITIZE "" CACHE STRING "sanitizers for TDC's targets (-fsanitize=...), empty for none")
+
 #[=======================================================================[
 tdc_target_uses_torch(<target> [PUBLIC|PRIVATE])
 Links LibTorch and sets the C++ standard and warnings this project builds with.
@@ -25,6 +29,12 @@ function(tdc_target_uses_torch target)
   target_link_libraries(${target} ${scope} torch)
   target_compile_features(${target} ${scope} ${TDC_CXX_STANDARD_FEATURE})
   target_compile_options(${target} PRIVATE -Wall -Wextra)
+  if(TDC_SANITIZE)
+    # vptr is off: LibTorch's classes come from an uninstrumented library.
+    target_compile_options(${target} PRIVATE -fsanitize=${TDC_SANITIZE} -fno-sanitize=vptr
+                           -fno-sanitize-recover=all -fno-omit-frame-pointer)
+    target_link_options(${target} ${scope} -fsanitize=${TDC_SANITIZE})
+  endif()
 endfunction()
 
 # The name a PrivateUse1 backend is known by in device strings: LibTorch 2.x

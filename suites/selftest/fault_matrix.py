@@ -110,6 +110,10 @@ def runtime_contract_faults(name, d0, d1):
          r"loopback:(Concurrent|ForkedChild|Memory)"),
         ("fork-hang", {"TDC_BACKEND_TIMEOUT": "5"}, [f"loopback:ForkedChild.*{d}" for d in (d0, d1)],
          [f"loopback:ConcurrentForward.*{d0}"], r"loopback:(ForkedChild|ConcurrentForward)"),
+        # The lied dtype (complex32) is in no other check's dtype list.
+        ("dtype-lie", {}, [f"loopback:DeclaredDtypes.*{d}" for d in (d0, d1)],
+         [f"loopback:Copies.EveryDtypeLayoutSizeAndDirectionIsExact{d0}"],
+         r"loopback:(DeclaredDtypes|Copies)\."),
     ]
 
 

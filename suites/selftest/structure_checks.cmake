@@ -1,11 +1,14 @@
 # The structure holds: programs that are not test suites carry no
 # GoogleTest, result tools read the fixtures' metadata rather than test
 # names, and the README's example check compiles and runs as written.
+set(programs_without_googletest $<TARGET_FILE:tdc_core> $<TARGET_FILE:device_select> $<TARGET_FILE:tdc_context>)
+if(TARGET tdc_bench_transfer)  # TDC_BUILD_BENCHMARKS
+  list(APPEND programs_without_googletest $<TARGET_FILE:tdc_cold_start>
+       $<TARGET_FILE:tdc_bench_transfer> $<TARGET_FILE:tdc_bench_forward>)
+endif()
 tdc_add_selftest(NAME core_programs_link_no_googletest
   COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/links_no_googletest.py"
-    --with-googletest $<TARGET_FILE:tdc_forward>
-    --without-googletest $<TARGET_FILE:tdc_core> $<TARGET_FILE:device_select> $<TARGET_FILE:tdc_context>
-      $<TARGET_FILE:tdc_cold_start> $<TARGET_FILE:tdc_bench_transfer> $<TARGET_FILE:tdc_bench_forward>)
+    --with-googletest $<TARGET_FILE:tdc_forward> --without-googletest ${programs_without_googletest})
 
 if(TARGET tdc_loopback)
   tdc_add_selftest(NAME results_carry_device_metadata
