@@ -5,12 +5,19 @@ TDC_LOOPBACK_DELAY_US delay dominates) normally and slowed down, then expects
 check_thresholds.py / compare_baseline.py to exit 0 on the normal run and 1
 on the slow one.
 
+--gate timing checks the clock itself: with the loopback's copies delayed by
+D, every 4 KiB copy benchmark (device events where the LibTorch has them)
+must report a median between D and 1.25 D + 0.5 ms per copy. A timer that
+reads the clock before the work is done reports less than D; one that
+answers a constant or noise falls outside the band.
+
 The baseline gate here allows +1000%: the delay makes these benchmarks 200x
 to 4000x slower, so the gate's power is intact, while two normal runs of a
 sub-microsecond copy on a loaded 2-core CI host differ by more than +100%
 (+125% seen in CI) and must not fail this self-test.
 """
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -19,19 +26,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # Accelerator-side benchmarks only (not cpu): 4 KiB and 256 KiB copies and
 # the seed forward, each a few microseconds unless delayed.
 MAX_REGRESSION = "10.0"
+TIMED_COPIES = "h2d/[a-z]+:0/4096/"
 FILTER = "h2d/[a-z]+:0/(4096|262144)/|seed_float32/[a-z]+:0/"
 
 
-def bench(args, tag, delay_us, work):
+def bench(args, tag, delay_us, work, only=FILTER, programs=None):
     env = dict(os.environ, TDC_BENCH_QUICK="1", OMP_NUM_THREADS="1")
     for inherited in ("TDC_BACKEND_LIBS", "TDC_DEVICES", "TDC_LOOPBACK_DELAY_US", "TDC_LOOPBACK_FAULT"):
         env.pop(inherited, None)
     if delay_us:
         env["TDC_LOOPBACK_DELAY_US"] = str(delay_us)
     outputs = []
-    for exe in (args.transfer, args.forward):
+    for exe in programs or (args.transfer, args.forward):
         out = os.path.join(work, f"{os.path.basename(exe)}_{tag}.json")
-        run = subprocess.run([exe, f"--backend-lib={args.loopback}", f"--benchmark_filter={FILTER}",
+        run = subprocess.run([exe, f"--backend-lib={args.loopback}", f"--benchmark_filter={only}",
                               f"--benchmark_out={out}", "--benchmark_out_format=json"],
                              env=env, capture_output=True, text=True, timeout=300)
         if run.returncode != 0:
@@ -46,9 +54,34 @@ def gate(cmd):
     return run.returncode
 
 
+def medians_us(path):
+    """{benchmark: median time per copy in microseconds, timing method}."""
+    with open(path) as f:
+        report = json.load(f)
+    scale = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
+    return {b["run_name"]: (b["real_time"] * scale[b["time_unit"]], b.get("label", ""))
+            for b in report["benchmarks"] if b.get("aggregate_name") == "median"}
+
+
+def timing_follows_delay(args):
+    (out,) = bench(args, "timing", args.delay_us, args.work, TIMED_COPIES, (args.transfer,))
+    low, high = args.delay_us, 1.25 * args.delay_us + 500
+    medians = medians_us(out)
+    if not medians:
+        print(f"FAIL: no median in {out}: the timing gate checked nothing")
+        return 1
+    wrong = 0
+    for name, (median, method) in sorted(medians.items()):
+        ok = low <= median <= high
+        wrong += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: median {median:.0f} us per copy ({method}); "
+              f"expected {low:.0f}..{high:.0f} us for a {args.delay_us} us delay")
+    return 1 if wrong else 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--gate", choices=("thresholds", "baseline"), required=True)
+    parser.add_argument("--gate", choices=("thresholds", "baseline", "timing"), required=True)
     parser.add_argument("--transfer", required=True)
     parser.add_argument("--forward", required=True)
     parser.add_argument("--loopback", required=True, help="libtdc_loopback.so")
@@ -56,6 +89,8 @@ def main():
     parser.add_argument("--delay-us", type=int, default=2000)
     args = parser.parse_args()
     os.makedirs(args.work, exist_ok=True)
+    if args.gate == "timing":
+        return timing_follows_delay(args)
 
     normal = bench(args, "normal", 0, args.work)
     slow = bench(args, "slow", args.delay_us, args.work)

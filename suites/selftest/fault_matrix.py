@@ -123,6 +123,10 @@ def runtime_faults(name, d0, d1):
     # 1.13 (the only LibTorch naming PrivateUse1 "privateuseone") has no getNewStream.
     new_streams = [] if name == "privateuseone" else both("StreamNew.DiffersFromTheDefaultAndFromEachOther")
     guard = r"loopback:Guard"
+    slow_copies = {"TDC_LOOPBACK_DELAY_US": "20000"}
+    asynchronous = r"loopback:(Stream|Event|AsyncCopies|DeviceSynchronize)"
+    # 1.13 has no synchronizeDevice: that check skips there.
+    device_sync = [] if name == "privateuseone" else both("DeviceSynchronize.DrainsEveryStream")
     return [
         ("guard-global", {}, both("GuardPerThread.AnotherThreadsDeviceDoesNotMoveThisOne")
          + both("StreamPerThread.AnotherThreadsStreamDoesNotMoveThisOne")
@@ -143,6 +147,18 @@ def runtime_faults(name, d0, d1):
         ("never-done", {}, both("StreamSynchronize.QueryIsTrueAndWorkVisibleAfterSynchronize")
          + both("EventRecord.QueryAndSynchronizeAfterRecord"), both("StreamDefault.ExistsAndPoolStreamsDifferFromIt"),
          r"loopback:(Stream|Event)"),
+        # The asynchronous faults, with every copy delayed 20 ms so that a read
+        # which does not wait always lands before the copy (they are caught
+        # without the delay too, but not on every run).
+        ("sync-noop", slow_copies, both("AsyncCopies.NonBlockingRoundTripIsExactAfterStreamSynchronize")
+         + both("EventBlock.ConsumerStreamWaitsForTheProducersEvent") + device_sync,
+         both("AsyncCopies.NonBlockingRoundTripIsExactAfterEventSynchronize"), asynchronous),
+        ("event-noop", slow_copies, both("AsyncCopies.NonBlockingRoundTripIsExactAfterEventSynchronize")
+         + both("EventBlock.ConsumerStreamWaitsForTheProducersEvent")
+         + both("EventBlockAcrossDevices.StreamOfAnotherIndexWaitsForTheEvent"),
+         both("AsyncCopies.NonBlockingRoundTripIsExactAfterStreamSynchronize") + device_sync, asynchronous),
+        ("sync-default-only", slow_copies, device_sync,
+         both("AsyncCopies.NonBlockingRoundTripIsExactAfterStreamSynchronize"), asynchronous),
     ]
 
 
@@ -170,7 +186,8 @@ NOT_APPLICABLE = {("unnamed", "privateuseone"): "1.13 cannot name a PrivateUse1 
                   ("oom-abort", "privateuseone"): "1.13 has no device-generic memory statistics",
                   ("stats-lie", "privateuseone"): "1.13 has no device-generic memory statistics",
                   ("leak", "privateuseone"): "1.13 has no device-generic memory statistics",
-                  ("pin-fake", "privateuseone"): "1.13 pins memory for CUDA only"}
+                  ("pin-fake", "privateuseone"): "1.13 pins memory for CUDA only",
+                  ("sync-default-only", "privateuseone"): "1.13 cannot synchronize a whole device"}
 
 
 def unnamed_failures(mode, failed, must_fail, outputs):
