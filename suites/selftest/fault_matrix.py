@@ -124,9 +124,11 @@ def runtime_faults(name, d0, d1):
     new_streams = [] if name == "privateuseone" else both("StreamNew.DiffersFromTheDefaultAndFromEachOther")
     guard = r"loopback:Guard"
     slow_copies = {"TDC_LOOPBACK_DELAY_US": "20000"}
-    asynchronous = r"loopback:(Stream|Event|AsyncCopies|DeviceSynchronize)"
-    # 1.13 has no synchronizeDevice: that check skips there.
+    asynchronous = r"loopback:(Stream|Event|AsyncCopies|DeviceSynchronize|PinnedMemory)"
+    # 1.13 has no synchronizeDevice and pins memory for CUDA only: those checks skip there.
     device_sync = [] if name == "privateuseone" else both("DeviceSynchronize.DrainsEveryStream")
+    pinned_copies = [] if name == "privateuseone" else both(
+        "PinnedMemory.NonBlockingCopiesThroughPinnedMemoryAreExactAfterSynchronising")
     return [
         ("guard-global", {}, both("GuardPerThread.AnotherThreadsDeviceDoesNotMoveThisOne")
          + both("StreamPerThread.AnotherThreadsStreamDoesNotMoveThisOne")
@@ -151,7 +153,7 @@ def runtime_faults(name, d0, d1):
         # which does not wait always lands before the copy (they are caught
         # without the delay too, but not on every run).
         ("sync-noop", slow_copies, both("AsyncCopies.NonBlockingRoundTripIsExactAfterStreamSynchronize")
-         + both("EventBlock.ConsumerStreamWaitsForTheProducersEvent") + device_sync,
+         + both("EventBlock.ConsumerStreamWaitsForTheProducersEvent") + device_sync + pinned_copies,
          both("AsyncCopies.NonBlockingRoundTripIsExactAfterEventSynchronize"), asynchronous),
         ("event-noop", slow_copies, both("AsyncCopies.NonBlockingRoundTripIsExactAfterEventSynchronize")
          + both("EventBlock.ConsumerStreamWaitsForTheProducersEvent")
