@@ -110,6 +110,10 @@ def runtime_contract_faults(name, d0, d1):
          r"loopback:(Concurrent|ForkedChild|Memory)"),
         ("fork-hang", {"TDC_BACKEND_TIMEOUT": "5"}, [f"loopback:ForkedChild.*{d}" for d in (d0, d1)],
          [f"loopback:ConcurrentForward.*{d0}"], r"loopback:(ForkedChild|ConcurrentForward)"),
+        # A forked child shares the parent's claim, as it shares its file locks.
+        ("exclusive-process", {}, [f"loopback:SpawnedChild.*{d}" for d in (d0, d1)],
+         [f"loopback:ForkedChild.*{d0}", f"loopback:ConcurrentForward.*{d0}"],
+         r"loopback:(SpawnedChild|ForkedChild|ConcurrentForward)"),
         # The lied dtype (complex32) is in no other check's dtype list.
         ("dtype-lie", {}, [f"loopback:DeclaredDtypes.*{d}" for d in (d0, d1)],
          [f"loopback:Copies.EveryDtypeLayoutSizeAndDirectionIsExact{d0}"],
