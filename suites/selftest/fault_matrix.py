@@ -54,6 +54,9 @@ def mutation_faults(name, d0, d1):
         ("corrupt-dtype=int32", {}, copies, [], r"loopback:Copies\."),
         ("corrupt-dtype=uint8", {}, copies, [], r"loopback:Copies\."),
         ("corrupt-dtype=bool", {}, copies, [], r"loopback:Copies\."),
+        # The float8 forward widens weights copied in float8; float32 never sees them.
+        ("corrupt-dtype=float8", {}, [f"loopback:ForwardFloat8.*{d}" for d in (d0, d1)],
+         [f"{forward}{d0}_float32"], r"loopback:Forward(Float8)?\."),
         ("strided-as-contiguous", {},
          copies + [f"loopback:CopiesAcrossDevices.*{d}" for d in (d0, d1)], [],
          r"loopback:Copies(AcrossDevices)?\."),
@@ -193,7 +196,8 @@ NOT_APPLICABLE = {("unnamed", "privateuseone"): "1.13 cannot name a PrivateUse1 
                   ("stats-lie", "privateuseone"): "1.13 has no device-generic memory statistics",
                   ("leak", "privateuseone"): "1.13 has no device-generic memory statistics",
                   ("pin-fake", "privateuseone"): "1.13 pins memory for CUDA only",
-                  ("sync-default-only", "privateuseone"): "1.13 cannot synchronize a whole device"}
+                  ("sync-default-only", "privateuseone"): "1.13 cannot synchronize a whole device",
+                  ("corrupt-dtype=float8", "privateuseone"): "1.13 has no float8 dtypes"}
 
 
 def unnamed_failures(mode, failed, must_fail, outputs):
