@@ -1,7 +1,10 @@
 // Pinned host memory (PyTorch test_accelerator.py's
 // test_pin_memory_on_non_blocking_copy): pin_memory() gives memory the
 // device's hooks call pinned, ordinary host memory is not, and non_blocking
-// copies through pinned memory are exact once the device is synchronised.
+// copies through pinned memory are exact once the device is synchronised;
+// where the device type has a host allocator with statistics
+// (at::getHostAllocator, 2.13+), they follow pinned allocations and frees.
+#include "tdc/compat/allocator.h"
 #include "tdc/compat/pinned.h"
 #include "tdc/compat/timing.h"
 #include "tdc/fixtures.h"
@@ -55,6 +58,24 @@ TEST_P(PinnedMemory, NonBlockingCopiesThroughPinnedMemoryAreExactAfterSynchronis
                               << " floats wrong after a non_blocking host->" << device()
                               << "->host round trip through pinned memory, the first at index "
                               << (wrong.size(0) ? wrong[0][0].item<std::int64_t>() : -1);
+}
+
+TEST_P(PinnedMemory, HostAllocatorStatisticsFollowPinnedAllocations) {
+  std::string why_not;
+  const auto before = tdc::compat::host_memory_stats(device(), &why_not);
+  if (!before) GTEST_SKIP() << why_not;
+  constexpr std::int64_t kBytes = std::int64_t{3} << 20;
+  {
+    const auto pinned = tdc::compat::pin_memory_for(at::zeros({kBytes}, at::kByte), device());
+    const auto during = *tdc::compat::host_memory_stats(device(), nullptr);
+    EXPECT_GE(during.active_bytes - before->active_bytes, kBytes)
+        << "active pinned bytes of the " << device().type() << " host allocator after pinning " << kBytes
+        << " bytes: " << before->active_bytes << " -> " << during.active_bytes;
+    EXPECT_GE(during.active_requests - before->active_requests, 1) << "active pinned allocations";
+  }
+  const auto after = *tdc::compat::host_memory_stats(device(), nullptr);
+  EXPECT_EQ(after.active_bytes, before->active_bytes) << "active pinned bytes once the pinned tensor is gone";
+  EXPECT_EQ(after.active_requests, before->active_requests) << "active pinned allocations once it is gone";
 }
 
 TDC_INSTANTIATE_DEVICE_TEST_SUITE(PinnedMemory);

@@ -97,8 +97,9 @@ def runtime_contract_faults(name, d0, d1):
         ("oom-abort", {}, [f"loopback:OutOfMemory.*{d}" for d in (d0, d1)],
          [f"loopback:MemoryAccounting.*{d0}"], r"loopback:(OutOfMemory|MemoryAccounting)\."),
         # The leak check then names the accounting check as its prerequisite.
-        ("stats-lie", {}, [f"loopback:MemoryAccounting.*{d}" for d in (d0, d1)],
-         [f"loopback:OutOfMemory.*{d0}"], r"loopback:(Memory|OutOfMemory)"),
+        ("stats-lie", {}, [f"loopback:MemoryAccounting.*{d}" for d in (d0, d1)]
+         + [f"loopback:PinnedMemory.HostAllocatorStatisticsFollowPinnedAllocations{d}" for d in (d0, d1)],
+         [f"loopback:OutOfMemory.*{d0}"], r"loopback:(Memory|OutOfMemory|PinnedMemory)"),
         ("leak", {}, [f"loopback:MemoryLeak.*{d}" for d in (d0, d1)],
          [f"loopback:MemoryAccounting.*{d0}"], r"loopback:Memory"),
         # LibTorch asks the backend only after its pinned allocator was used,
