@@ -56,22 +56,31 @@ def main():
     env = dict(os.environ)
     if args.threads > 0:
         env["OMP_NUM_THREADS"] = str(args.threads)
-    env.pop("TDC_BACKEND_LIBS", None)
 
-    # (tag, extra arguments, extra environment)
+    # (tag, extra arguments, the run's own settings that replace the user's).
+    # The host run is the user's: their backend libraries, devices and
+    # expectation (a vendor's level 3 benchmarks the vendor's device).
     runs = [("host", [], {})]
     loopback = os.path.join(args.build_dir, "lib", "libtdc_loopback.so")
     if args.with_loopback:
         if os.path.exists(loopback):
-            # cpu was covered by the host run: only the loopback devices here.
-            runs.append(("loopback", [f"--backend-lib={loopback}"], {}))
+            # The build's own reference run, like the loopback twins: only the
+            # loopback, whatever the user loaded or expects; cpu was covered
+            # by the host run.
+            runs.append(("loopback", [f"--backend-lib={loopback}"],
+                         {"TDC_BACKEND_LIBS": None, "TDC_DEVICES": None, "TDC_EXPECT": None}))
         else:
             print(f"run_all: {loopback} not built; skipping the loopback run")
 
     failed, results = [], []
     quick = ["--tdc-quick"] if args.quick else []
-    for tag, extra, extra_env in runs:
-        run_env = {**env, **extra_env}
+    for tag, extra, own_settings in runs:
+        run_env = dict(env)
+        for name, value in own_settings.items():
+            if value is None:
+                run_env.pop(name, None)
+            else:
+                run_env[name] = value
         skip_cpu = ["--benchmark_filter=-/cpu/"] if tag != "host" else []
         for program in ("tdc_bench_transfer", "tdc_bench_forward"):
             out = os.path.join(args.out, f"{program.replace('tdc_bench_', '')}_{tag}.json")
