@@ -12,6 +12,7 @@
 
 #include "tdc/devices_under_test.h"
 #include "tdc/entry_point.h"
+#include "tdc/prerequisite.h"
 #include "tdc/process_guard.h"
 #include "tdc/run_config.h"
 #include "tdc/seed_model.h"
@@ -32,7 +33,11 @@ int run_seed(const tdc::DeviceUnderTest& dut) {
       tdc::make_seed_model(), tdc::make_seed_input(at::TensorOptions().dtype(at::kFloat)));
   c10::DeviceGuard guard(dut.device);
   auto model = tdc::make_seed_model();
-  model->to(dut.device);
+  // Moving the model has its own check: name it rather than repeat its failure.
+  if (const auto prerequisite = tdc::move_module_or_explain(*model, dut.device)) {
+    std::cout << *prerequisite << "\n";
+    return 1;
+  }
   at::NoGradGuard no_grad;
   const auto output = model->forward(tdc::make_seed_input(at::TensorOptions().device(dut.device)));
   if (output.device() != dut.device) {
