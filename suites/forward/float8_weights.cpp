@@ -6,10 +6,10 @@
 // storage, copies and the widening kernel. A format the device does not
 // declare (getDeviceCapability) is left to suites/dtypes.
 #include <ATen/ATen.h>
-#include <ATen/CPUGeneratorImpl.h>
 
 #include <string>
 
+#include "distinguishing_input.h"
 #include "tdc/compat/float8.h"
 #include "tdc/dtypes.h"
 #include "tdc/fixtures.h"
@@ -21,12 +21,6 @@ namespace {
 
 using ForwardFloat8 = tdc::DeviceTest;
 
-// Multiples of 1/8 in [-1, 1] in 7 distinct rows: exact in float32.
-at::Tensor seeded_input() {
-  auto generator = at::make_generator<at::CPUGeneratorImpl>(88);
-  return at::randint(-8, 9, {7, 3}, generator, at::TensorOptions().dtype(at::kDouble)).div_(8.0).to(at::kFloat);
-}
-
 // Bit for bit: float8 has no CPU equality kernel in every release, bytes do.
 ::testing::AssertionResult same_bits(const at::Tensor& actual, const at::Tensor& expected) {
   return tdc::same_elements(actual.contiguous().view(at::kByte), expected.contiguous().view(at::kByte));
@@ -36,7 +30,7 @@ void expect_float8_forward(const c10::Device& device, c10::ScalarType format) {
   const auto model = tdc::make_seed_model();
   const auto weight8 = model->weight.detach().to(format);
   const auto bias8 = model->bias.detach().to(format);
-  const auto input = seeded_input();
+  const auto input = tdc::forward::distinguishing_input(7, at::kFloat);
   const auto reference = at::linear(input.to(at::kDouble), weight8.to(at::kDouble), bias8.to(at::kDouble));
 
   const auto weight_on_device = weight8.to(device);

@@ -4,12 +4,12 @@
 // batch sizes that are not multiples of 4, so that a kernel that mixes up
 // rows, or handles only whole blocks of rows, gives a different answer.
 #include <ATen/ATen.h>
-#include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/modules/linear.h>
 
 #include <string>
 #include <vector>
 
+#include "distinguishing_input.h"
 #include "tdc/alignment_guard.h"
 #include "tdc/fixtures.h"
 #include "tdc/prerequisite.h"
@@ -18,17 +18,9 @@
 
 namespace {
 
-constexpr uint64_t kInputSeed = 9;
-constexpr int64_t kBatchSizes[] = {1, 3, 5, 7, 13};
+using tdc::forward::distinguishing_input;
 
-// Multiples of 1/8 in [-1, 1]: exact in every checked dtype, so the input
-// itself is the same on every device and only the arithmetic differs.
-at::Tensor distinguishing_input(int64_t rows, c10::ScalarType dtype) {
-  auto generator = at::make_generator<at::CPUGeneratorImpl>(kInputSeed + rows);
-  return at::randint(-8, 9, {rows, 3}, generator, at::TensorOptions().dtype(at::kDouble))
-      .div_(8.0)
-      .to(dtype);
-}
+constexpr int64_t kBatchSizes[] = {1, 3, 5, 7, 13};
 
 ::testing::AssertionResult rows_all_differ(const at::Tensor& input) {
   for (int64_t i = 0; i < input.size(0); ++i) {
