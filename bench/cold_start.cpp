@@ -15,8 +15,8 @@
 #include <ATen/ATen.h>
 
 #include <chrono>
-#include <cstdio>
 #include <iostream>
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -67,14 +67,15 @@ int main(int argc, char** argv) {
   const auto expected = tdc::reference_forward(model, tdc::make_seed_input({})).to(at::kFloat);
   const bool correct = at::allclose(on_host, expected, 1e-4, 1e-5);
 
-  std::printf(
-      "{\"device\": \"%s\", \"selection\": \"%s\", \"libtorch\": \"%s\", "
-      "\"main_to_result_us\": %.1f, \"prepare_us\": %.1f, \"select_us\": %.1f, "
-      "\"first_forward_us\": %.1f, \"correct\": %s}\n",
-      device.str().c_str(), selection.str().c_str(), tdc::libtorch_version().c_str(),
-      us_between(entered, done), us_between(entered, prepared), us_between(prepared, selected),
-      us_between(selected, done), correct ? "true" : "false");
-  std::fflush(stdout);
+  const nlohmann::ordered_json result = {{"device", device.str()},
+                                         {"selection", selection.str()},
+                                         {"libtorch", tdc::libtorch_version()},
+                                         {"main_to_result_us", us_between(entered, done)},
+                                         {"prepare_us", us_between(entered, prepared)},
+                                         {"select_us", us_between(prepared, selected)},
+                                         {"first_forward_us", us_between(selected, done)},
+                                         {"correct", correct}};
+  std::cout << result.dump() << std::endl;
   tdc::report_finished();
   return correct ? 0 : 1;
 }

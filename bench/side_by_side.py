@@ -75,15 +75,18 @@ def raw_cuda_rows(bin_dir, transfers, env):
               and r.pattern in ("h2d_pinned", "d2h_pinned") and r.bytes_per_second]
     if not pinned or not os.path.exists(anchor):
         return []
-    sizes = sorted({str(r.size) for r in pinned})
-    run = subprocess.run([anchor, "--device=0", *sizes], capture_output=True, text=True, env=env)
-    if run.returncode != 0:
-        print(f"side_by_side: {anchor} failed: {run.stderr.strip()}", file=sys.stderr)
-        return []
-    raw = json.loads(run.stdout)
+    sizes = ",".join(sorted({str(r.size) for r in pinned}))
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            _, anchored = run_json([anchor, "--device=0", f"--sizes={sizes}"], env,
+                                   os.path.join(tmp, "anchor.json"))
+        except subprocess.CalledProcessError as failure:
+            print(f"side_by_side: {anchor} failed (exit {failure.returncode})", file=sys.stderr)
+            return []
+    raw = {(r.pattern, r.size): r.bytes_per_second for r in anchored if r.bytes_per_second}
     return [ratio_row(f"(c) cuda:0 {r.pattern} {bench_results.human_bytes(r.size)}: C++ / raw cudaMemcpyAsync",
-                      r.bytes_per_second / 1e9, raw[r.pattern][str(r.size)] / 1e9, 0.9, True, "GB/s")
-            for r in pinned]
+                      r.bytes_per_second / 1e9, raw[(r.pattern, r.size)] / 1e9, 0.9, True, "GB/s")
+            for r in pinned if (r.pattern, r.size) in raw]
 
 
 def main():

@@ -34,7 +34,8 @@ tdc_provision_build_tools() {
     [ -d "$TDC_DEPS_PREFIX/usr" ] || tdc_die "TDC_DEPS_PREFIX='$TDC_DEPS_PREFIX' has no usr/ (see ci/offline-bundle)"
     return 0
   fi
-  tdc_apt_install cmake ninja-build g++ python3 python3-venv libgtest-dev libbenchmark-dev libbenchmark-tools
+  tdc_apt_install cmake ninja-build g++ python3 python3-venv libgtest-dev libbenchmark-dev libbenchmark-tools \
+    nlohmann-json3-dev
 }
 
 # A venv holding exactly torch==$1; prints LibTorch's CMake prefix path.

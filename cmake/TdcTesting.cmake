@@ -84,15 +84,9 @@ function(_tdc_discover target prefix labels own_libraries overridden)
   # each target is discovered once, so n is 1.
   set(TDC_TARGET "${target}")
   set(TDC_TESTS_FILE "${CMAKE_CURRENT_BINARY_DIR}/${target}[1]_tests.cmake")
-  get_target_property(torch_library torch IMPORTED_LOCATION)
-  get_filename_component(torch_dir "${torch_library}" DIRECTORY)
-  set(TDC_IDENTITY_LIBRARIES "${own_libraries}")
+  tdc_torch_libraries(torch_libraries)
+  set(TDC_IDENTITY_LIBRARIES ${own_libraries} ${torch_libraries})
   set(TDC_LAUNCHER_OVERRIDES "${overridden}")
-  foreach(name torch torch_cpu c10 torch_cuda c10_cuda)
-    if(EXISTS "${torch_dir}/lib${name}.so")
-      list(APPEND TDC_IDENTITY_LIBRARIES "${torch_dir}/lib${name}.so")
-    endif()
-  endforeach()
   configure_file("${PROJECT_SOURCE_DIR}/cmake/TdcDiscoveryFreshness.cmake.in"
     "${CMAKE_CURRENT_BINARY_DIR}/${target}_freshness.cmake.gen" @ONLY)
   # Generator expressions (the loopback's path) resolve at generate time.

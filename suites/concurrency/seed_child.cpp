@@ -22,11 +22,7 @@
 namespace {
 
 // Every way out says so: the process guard fails an exit it was not told of.
-int finish(int status) {
-  std::cout.flush();
-  tdc::report_finished();
-  return status;
-}
+[[noreturn]] void finish(int status) { tdc::finish_process(status); }
 
 int run_seed(const tdc::DeviceUnderTest& dut) {
   const auto reference = tdc::reference_forward(
@@ -62,18 +58,18 @@ int main(int argc, char** argv) {
   const auto& devices = tdc::devices_under_test();
   if (devices.size() != 1) {
     std::cerr << "tdc_seed_child: --devices must name exactly one device; it names " << devices.size() << "\n";
-    return finish(2);
+    finish(2);
   }
   const auto& dut = devices.front();
   if (!dut.present()) {
     std::cerr << "tdc_seed_child: " << dut.device << ": "
               << (dut.failure.empty() ? dut.absent_reason : dut.failure) << "\n";
-    return finish(1);
+    finish(1);
   }
   try {
-    return finish(run_seed(dut));
+    finish(run_seed(dut));
   } catch (const std::exception& e) {
     std::cerr << "tdc_seed_child: " << dut.device << ": " << tdc::first_line(e.what()) << "\n";
-    return finish(1);
+    finish(1);
   }
 }

@@ -4,39 +4,14 @@
 // its backend exposes. Takes the suites' flags (--backend-lib=, --devices=).
 #include <ATen/Version.h>
 
-#include <cstdio>
 #include <iostream>
-#include <sstream>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "tdc/config_error.h"
 #include "tdc/device_info.h"
 #include "tdc/discovery.h"
 #include "tdc/run_config.h"
-
-namespace {
-
-std::string quoted(const std::string& text) {
-  std::ostringstream out;
-  out << '"';
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out << '\\' << c;
-    } else if (c == '\n') {
-      out << "\\n";
-    } else if (c < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-      out << escaped;
-    } else {
-      out << c;
-    }
-  }
-  out << '"';
-  return out.str();
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   if (!tdc::prepare_run_or_report(&argc, argv)) return tdc::kConfigErrorExitCode;
@@ -45,26 +20,23 @@ int main(int argc, char** argv) {
     return tdc::kConfigErrorExitCode;
   }
   const auto& host = tdc::host_devices();
-  std::cout << "{\n  \"libtorch_version\": " << quoted(tdc::libtorch_version())
-            << ",\n  \"libtorch_build_config\": " << quoted(at::show_config())
-            << ",\n  \"accelerator\": " << quoted(tdc::select_device().str())
-            << ",\n  \"backends\": [";
-  const char* separator = "\n";
+  auto backends = nlohmann::ordered_json::array();
   for (const auto& backend : host.backends) {
-    std::cout << separator << "    {\"name\": " << quoted(backend.name)
-              << ", \"device_count\": " << backend.device_count
-              << ", \"error\": " << quoted(backend.error) << "}";
-    separator = ",\n";
+    backends.push_back(
+        {{"name", backend.name}, {"device_count", backend.device_count}, {"error", backend.error}});
   }
-  std::cout << "\n  ],\n  \"devices\": [";
-  separator = "\n";
+  auto devices = nlohmann::ordered_json::array();
   for (const auto& info : tdc::describe_host_devices()) {
-    std::cout << separator << "    {\"device\": " << quoted(info.device.str())
-              << ", \"name\": " << quoted(info.name) << ", \"driver\": " << quoted(info.driver)
-              << ", \"memory_bytes\": " << info.memory_bytes << ", \"uuid\": " << quoted(info.uuid)
-              << ", \"pci_bus_id\": " << quoted(info.pci_bus_id) << "}";
-    separator = ",\n";
+    devices.push_back({{"device", info.device.str()}, {"name", info.name}, {"driver", info.driver},
+                       {"memory_bytes", info.memory_bytes}, {"uuid", info.uuid},
+                       {"pci_bus_id", info.pci_bus_id}});
   }
-  std::cout << "\n  ]\n}\n";
+  const nlohmann::ordered_json context = {{"libtorch_version", tdc::libtorch_version()},
+                                          {"libtorch_build_config", at::show_config()},
+                                          {"accelerator", tdc::select_device().str()},
+                                          {"backends", backends},
+                                          {"devices", devices}};
+  // Replacement, not an exception: a vendor's name may hold bytes that are not UTF-8.
+  std::cout << context.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
   return 0;
 }
