@@ -17,7 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
-#include <sstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -94,25 +94,18 @@ std::vector<double> measure(const c10::Device& device, std::int64_t bytes, const
 
 int main(int argc, char** argv) {
   const auto options = parse(argc, argv);
-  std::ostringstream json;
-  json << "{\"intra_op_threads\": " << at::get_num_threads() << ", \"d2d\": {";
+  auto d2d = nlohmann::ordered_json::object();
   try {
-    for (std::size_t d = 0; d < options.devices.size(); ++d) {
-      const c10::Device device(options.devices[d]);
-      json << (d ? ", " : "") << "\"" << device.str() << "\": {";
-      for (std::size_t s = 0; s < options.sizes.size(); ++s) {
-        json << (s ? ", " : "") << "\"" << options.sizes[s] << "\": [";
-        const auto samples = measure(device, options.sizes[s], options);
-        for (std::size_t i = 0; i < samples.size(); ++i) json << (i ? ", " : "") << samples[i];
-        json << "]";
-      }
-      json << "}";
+    for (const auto& name : options.devices) {
+      const c10::Device device(name);
+      auto& by_size = d2d[device.str()] = nlohmann::ordered_json::object();
+      for (const auto size : options.sizes) by_size[std::to_string(size)] = measure(device, size, options);
     }
   } catch (const c10::Error& error) {
     std::cerr << "tdc_bare_copy_loop: " << error.what_without_backtrace() << std::endl;
     return 1;
   }
-  json << "}}";
-  std::cout << json.str() << std::endl;
+  const nlohmann::ordered_json result = {{"intra_op_threads", at::get_num_threads()}, {"d2d", d2d}};
+  std::cout << result.dump() << std::endl;
   return 0;
 }

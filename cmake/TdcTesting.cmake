@@ -38,9 +38,12 @@ function(tdc_add_conformance_suite)
   # gtest_discover_tests lists tests through it, not with EXTRA_ARGS. Under it
   # a bad setting becomes one failing entry, TdcConfiguration.<program>, with
   # the one-line reason (see fixtures/src/gtest_main.cpp).
+  # The listing also writes each test's device resource (TDC_TEST_RESOURCES_FILE,
+  # read by the properties script).
   set(launcher "${CMAKE_COMMAND};-E;env;TDC_CONFIG_ERROR_AS_TEST=1")
   _tdc_suite_executable(tdc_${arg_NAME} ${objects} tdc_alignment_guard)
-  set_target_properties(tdc_${arg_NAME} PROPERTIES CROSSCOMPILING_EMULATOR "${launcher}")
+  set_target_properties(tdc_${arg_NAME} PROPERTIES CROSSCOMPILING_EMULATOR
+    "${launcher};TDC_TEST_RESOURCES_FILE=${CMAKE_CURRENT_BINARY_DIR}/tdc_${arg_NAME}_resources.txt")
   # LEVEL 3: a qualification-only suite (label level3 instead of conformance).
   set(level_label conformance)
   if(arg_LEVEL STREQUAL "3")
@@ -61,7 +64,7 @@ function(tdc_add_conformance_suite)
     set(twin_environment TDC_BACKEND_LIBS=$<TARGET_FILE:tdc_loopback> TDC_DEVICES=privateuseone
       TDC_EXPECT=privateuseone:2)
     set_target_properties(tdc_${arg_NAME}_with_loopback PROPERTIES CROSSCOMPILING_EMULATOR
-      "${launcher};${twin_environment}")
+      "${launcher};${twin_environment};TDC_TEST_RESOURCES_FILE=${CMAKE_CURRENT_BINARY_DIR}/tdc_${arg_NAME}_with_loopback_resources.txt")
     add_dependencies(tdc_${arg_NAME}_with_loopback tdc_loopback)
     _tdc_discover(tdc_${arg_NAME}_with_loopback "loopback:" "${labels};loopback"
       "$<TARGET_FILE:tdc_loopback>" "TDC_BACKEND_LIBS;TDC_DEVICES;TDC_EXPECT")
@@ -84,6 +87,8 @@ function(_tdc_discover target prefix labels own_libraries overridden)
   # each target is discovered once, so n is 1.
   set(TDC_TARGET "${target}")
   set(TDC_TESTS_FILE "${CMAKE_CURRENT_BINARY_DIR}/${target}[1]_tests.cmake")
+  set(TDC_RESOURCES_FILE "${CMAKE_CURRENT_BINARY_DIR}/${target}_resources.txt")
+  set(TDC_TEST_PREFIX "${prefix}")
   tdc_torch_libraries(torch_libraries)
   set(TDC_IDENTITY_LIBRARIES ${own_libraries} ${torch_libraries})
   set(TDC_LAUNCHER_OVERRIDES "${overridden}")
