@@ -12,9 +12,7 @@
 
 namespace {
 
-using tdc::generators::draws;
-using tdc::generators::same_values;
-using tdc::generators::seed;
+using namespace tdc::generators;  // the suite's draws and their comparison
 
 using GeneratorState = tdc::DeviceTest;
 
