@@ -71,15 +71,14 @@ void run_forward(benchmark::State& state, const ForwardCase& c, c10::Device devi
 }
 
 void add_forward(const std::string& name, const ForwardCase& c, c10::Device device,
-                 c10::ScalarType dtype, Timing timing, const Settings& settings) {
+                 c10::ScalarType dtype, Timing timing) {
   auto batch = std::make_shared<std::int64_t>(0);  // calibrated once, kept across repetitions
   configure(benchmark::RegisterBenchmark(name.c_str(),
                                          [c, device, dtype, timing, batch](benchmark::State& state) {
                                            guard_device_errors(state, device.str(), [&] {
                                              run_forward(state, c, device, dtype, timing, *batch);
                                            });
-                                         }),
-            settings);
+                                         }));
 }
 
 void register_forwards(const Settings& settings) {
@@ -96,8 +95,8 @@ void register_forwards(const Settings& settings) {
       }
       for (const auto& c : cases(settings)) {
         const auto series = c.key + "_" + dtype_name(dtype) + "/" + dut.device.str();
-        add_forward("forward/" + series, c, dut.device, dtype, Timing::kBatched, settings);
-        if (c.seed) add_forward("latency/" + series, c, dut.device, dtype, Timing::kPerCall, settings);
+        add_forward("forward/" + series, c, dut.device, dtype, Timing::kBatched);
+        if (c.seed) add_forward("latency/" + series, c, dut.device, dtype, Timing::kPerCall);
       }
     }
   }

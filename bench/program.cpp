@@ -113,9 +113,8 @@ int run(const Program& program, int argc, char** argv) {
   return devices_failed || a_device_threw || verification_failed ? 1 : 0;
 }
 
-benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b,
-                                          const Settings& settings) {
-  (void)settings;  // run-wide options are flags: see default_benchmark_flags
+benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b) {
+  // Run-wide options (warm-up, minimum time, repetitions) are flags: see default_benchmark_flags.
   ++registered_series;
   return b->UseManualTime()->Unit(benchmark::kMicrosecond);
 }

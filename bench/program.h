@@ -28,8 +28,7 @@ int run(const Program& program, int argc, char** argv);
 // The options every benchmark shares: manual time (batch_timing.h decides
 // how) in microseconds. Warm-up, minimum time
 // and repetitions are run-wide flags with defaults (see program.cpp).
-benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b,
-                                          const Settings& settings);
+benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b);
 
 // Marks the run as failed (exit status 1) and skips the benchmark with the
 // message, which starts with "verification failed".

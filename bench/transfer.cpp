@@ -189,31 +189,31 @@ void run_memcpy(benchmark::State& state, SeriesState& series) {
 }
 
 void add_series(const std::string& name, const std::string& device,
-                const std::vector<std::int64_t>& byte_sizes, const Settings& settings,
+                const std::vector<std::int64_t>& byte_sizes,
                 std::function<void(benchmark::State&, SeriesState&)> body) {
   auto states = std::make_shared<SeriesState>();
   auto* b = benchmark::RegisterBenchmark(name.c_str(), [body, states, device](benchmark::State& state) {
     guard_device_errors(state, device, [&] { body(state, *states); });
   });
   for (const auto bytes : byte_sizes) b->Arg(bytes);
-  configure(b, settings);
+  configure(b);
 }
 
 void add_transfer(const Transfer& t, const Settings& settings) {
   const auto device = t.where();
-  add_series("transfer/" + t.name(), device, sizes(settings), settings,
+  add_series("transfer/" + t.name(), device, sizes(settings),
              [t](benchmark::State& state, SeriesState& series) {
                run_transfer(state, t, series, state.range(0), Timing::kBatched);
              });
   if (t.clone || t.pinned_host || t.pattern == "d2d_peer") return;  // latency: the plain copies
-  add_series("latency/" + t.name(), device, {kLatencyBytes}, settings,
+  add_series("latency/" + t.name(), device, {kLatencyBytes},
              [t](benchmark::State& state, SeriesState& series) {
                run_transfer(state, t, series, kLatencyBytes, Timing::kPerCall);
              });
 }
 
 void register_transfers(const Settings& settings) {
-  add_series("transfer/memcpy/cpu", "cpu", sizes(settings), settings, run_memcpy);
+  add_series("transfer/memcpy/cpu", "cpu", sizes(settings), run_memcpy);
 
   std::map<c10::DeviceType, std::vector<c10::Device>> by_type;
   for (const auto& dut : devices_under_test()) {
