@@ -5,21 +5,20 @@ binary answers for its own tests (--tdc-waiver-matches); a waiver is alive
 when one binary matched it, or when it is for another LibTorch version.
 
   check_waivers.py --run=BINARY[,KEY=VALUE...] ... [--default-waivers=FILE]
-                   [--identity=LIBRARY ...] [--memo=FILE]
+                   [--fingerprint=FILE ...] [--memo=FILE]
 Exit status: 0 every waiver applies somewhere, 1 one does not, 2 bad input.
 
-Asking costs a LibTorch start-up per binary (about 8 s for 38 binaries on a
+Asking costs a LibTorch start-up per binary (about 8 s for 34 binaries on a
 2-core host), in every `ctest -L conformance`. With --memo, a passing verdict
-is kept with a fingerprint of everything the answers depend on: the binaries,
-LibTorch's libraries (--identity), the backend libraries, the waiver file's
-text, the host and the TDC_* and device-mask settings. While the fingerprint
-is unchanged the verdict is reused and says so; anything else asks again, and
-a failing verdict is never kept."""
+is kept with a key made of what the answers depend on: the suites' discovery
+fingerprints (--fingerprint: the files cmake/TdcDiscoveryFreshness.cmake.in
+writes from the host, the settings and the libraries, at every ctest start),
+the binaries and the waiver file's text. While the key is unchanged the
+verdict is reused and says so; anything else asks again, and a failing
+verdict is never kept."""
 import argparse
 import hashlib
 import os
-import re
-import socket
 import subprocess
 import sys
 
@@ -51,35 +50,24 @@ def ask(binary, assignments):
     return states, None
 
 
-SETTING = re.compile(r"^(TDC_[A-Z_]+|[A-Z]+_VISIBLE_DEVICES|ONEAPI_DEVICE_SELECTOR|ZE_AFFINITY_MASK)$")
-SMALL = 64 << 20  # backend libraries below this are known by their content too
-
-
 def file_identity(path, by_content=False):
     try:
         status = os.stat(path)
     except OSError:
         return f"{path}=missing"
     identity = f"{path}={status.st_size},{status.st_mtime_ns}"
-    if by_content and status.st_size < SMALL:
-        with open(path, "rb") as handle:
-            identity += "," + hashlib.md5(handle.read()).hexdigest()
+    if by_content:
+        try:
+            with open(path, "rb") as handle:
+                identity += "," + hashlib.md5(handle.read()).hexdigest()
+        except OSError:
+            identity += ",unreadable"  # the binaries say why, in one line
     return identity
 
 
-def fingerprint(args):
-    settings = sorted(f"{k}={v}" for k, v in os.environ.items() if SETTING.match(k))
-    parts = [socket.gethostname(), *settings]
-    backends = os.environ.get("TDC_BACKEND_LIBS", "").split(":")
-    for run in args.run:
-        binary, *assignments = run.split(",")
-        parts += [run, file_identity(binary)]
-        for assignment in assignments:
-            key, _, value = assignment.partition("=")
-            if key == "TDC_BACKEND_LIBS":
-                backends += value.split(":")
-    parts += [file_identity(library) for library in args.identity]
-    parts += [file_identity(library, by_content=True) for library in sorted(set(backends)) if library]
+def memo_key(args):
+    parts = [file_identity(path, by_content=True) for path in args.fingerprint]
+    parts += [run + ";" + file_identity(run.split(",")[0]) for run in args.run]
     waivers = os.environ.get("TDC_KNOWN_FAILURES", args.default_waivers)
     parts.append(file_identity(waivers, by_content=True) if waivers else "waivers=none")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
@@ -89,10 +77,10 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--run", action="append", default=[], required=True)
     parser.add_argument("--default-waivers", default="")
-    parser.add_argument("--identity", action="append", default=[])
+    parser.add_argument("--fingerprint", action="append", default=[])
     parser.add_argument("--memo")
     args = parser.parse_args()
-    key = fingerprint(args) if args.memo else None
+    key = memo_key(args) if args.memo else None
     if key:
         try:
             with open(args.memo) as handle:

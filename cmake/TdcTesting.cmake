@@ -38,12 +38,9 @@ function(tdc_add_conformance_suite)
   # gtest_discover_tests lists tests through it, not with EXTRA_ARGS. Under it
   # a bad setting becomes one failing entry, TdcConfiguration.<program>, with
   # the one-line reason (see fixtures/src/gtest_main.cpp).
-  # The listing also writes each test's device resource (TDC_TEST_RESOURCES_FILE,
-  # read by the properties script).
   set(launcher "${CMAKE_COMMAND};-E;env;TDC_CONFIG_ERROR_AS_TEST=1")
   _tdc_suite_executable(tdc_${arg_NAME} ${objects} tdc_alignment_guard)
-  set_target_properties(tdc_${arg_NAME} PROPERTIES CROSSCOMPILING_EMULATOR
-    "${launcher};TDC_TEST_RESOURCES_FILE=${CMAKE_CURRENT_BINARY_DIR}/tdc_${arg_NAME}_resources.txt")
+  set_target_properties(tdc_${arg_NAME} PROPERTIES CROSSCOMPILING_EMULATOR "${launcher}")
   # LEVEL 3: a qualification-only suite (label level3 instead of conformance).
   set(level_label conformance)
   if(arg_LEVEL STREQUAL "3")
@@ -64,7 +61,7 @@ function(tdc_add_conformance_suite)
     set(twin_environment TDC_BACKEND_LIBS=$<TARGET_FILE:tdc_loopback> TDC_DEVICES=privateuseone
       TDC_EXPECT=privateuseone:2)
     set_target_properties(tdc_${arg_NAME}_with_loopback PROPERTIES CROSSCOMPILING_EMULATOR
-      "${launcher};${twin_environment};TDC_TEST_RESOURCES_FILE=${CMAKE_CURRENT_BINARY_DIR}/tdc_${arg_NAME}_with_loopback_resources.txt")
+      "${launcher};${twin_environment}")
     add_dependencies(tdc_${arg_NAME}_with_loopback tdc_loopback)
     _tdc_discover(tdc_${arg_NAME}_with_loopback "loopback:" "${labels};loopback"
       "$<TARGET_FILE:tdc_loopback>" "TDC_BACKEND_LIBS;TDC_DEVICES;TDC_EXPECT")
@@ -87,11 +84,23 @@ function(_tdc_discover target prefix labels own_libraries overridden)
   # each target is discovered once, so n is 1.
   set(TDC_TARGET "${target}")
   set(TDC_TESTS_FILE "${CMAKE_CURRENT_BINARY_DIR}/${target}[1]_tests.cmake")
+  # The listing also writes each test's device resource there, which the
+  # properties script turns into RESOURCE_GROUPS (see gtest_main.cpp).
   set(TDC_RESOURCES_FILE "${CMAKE_CURRENT_BINARY_DIR}/${target}_resources.txt")
+  set_property(TARGET ${target} APPEND PROPERTY CROSSCOMPILING_EMULATOR
+    "TDC_TEST_RESOURCES_FILE=${TDC_RESOURCES_FILE}")
   set(TDC_TEST_PREFIX "${prefix}")
-  tdc_torch_libraries(torch_libraries)
-  set(TDC_IDENTITY_LIBRARIES ${own_libraries} ${torch_libraries})
+  get_target_property(torch_library torch IMPORTED_LOCATION)
+  get_filename_component(torch_dir "${torch_library}" DIRECTORY)
+  set(TDC_IDENTITY_LIBRARIES "${own_libraries}")
   set(TDC_LAUNCHER_OVERRIDES "${overridden}")
+  foreach(name torch torch_cpu c10 torch_cuda c10_cuda)
+    if(EXISTS "${torch_dir}/lib${name}.so")
+      list(APPEND TDC_IDENTITY_LIBRARIES "${torch_dir}/lib${name}.so")
+    endif()
+  endforeach()
+  # The waiver check's kept verdict is keyed by the same fingerprint.
+  set_property(GLOBAL APPEND PROPERTY TDC_SUITE_FINGERPRINTS "--fingerprint=${TDC_TESTS_FILE}.environment")
   configure_file("${PROJECT_SOURCE_DIR}/cmake/TdcDiscoveryFreshness.cmake.in"
     "${CMAKE_CURRENT_BINARY_DIR}/${target}_freshness.cmake.gen" @ONLY)
   # Generator expressions (the loopback's path) resolve at generate time.

@@ -21,20 +21,6 @@ set(TDC_SANITIZE "" CACHE STRING "sanitizers for TDC's targets (-fsanitize=...),
 tdc_target_uses_torch(<target> [PUBLIC|PRIVATE])
 Links LibTorch and sets the C++ standard and warnings this project builds with.
 #]=======================================================================]
-# out: LibTorch's shared libraries. Their identity (path, size, time) keys
-# what is cached from running the suites: test lists, the waiver verdict.
-function(tdc_torch_libraries out)
-  get_target_property(torch_library torch IMPORTED_LOCATION)
-  get_filename_component(torch_dir "${torch_library}" DIRECTORY)
-  set(libraries "")
-  foreach(name torch torch_cpu c10 torch_cuda c10_cuda)
-    if(EXISTS "${torch_dir}/lib${name}.so")
-      list(APPEND libraries "${torch_dir}/lib${name}.so")
-    endif()
-  endforeach()
-  set(${out} "${libraries}" PARENT_SCOPE)
-endfunction()
-
 function(tdc_target_uses_torch target)
   set(scope PRIVATE)
   if(ARGC GREATER 1)

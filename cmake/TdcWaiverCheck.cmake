@@ -13,12 +13,13 @@ endfunction()
 
 function(_tdc_add_waiver_check)
   get_property(runs GLOBAL PROPERTY TDC_SUITE_RUNS)
-  # The verdict is kept while nothing it depends on changes (check_waivers.py).
-  tdc_torch_libraries(torch_libraries)
-  list(TRANSFORM torch_libraries PREPEND "--identity=" OUTPUT_VARIABLE identity)
+  # The verdict is kept while nothing it depends on changes: the suites'
+  # discovery fingerprints (host, settings, libraries), the binaries and the
+  # waiver file (check_waivers.py).
+  get_property(fingerprints GLOBAL PROPERTY TDC_SUITE_FINGERPRINTS)
   add_test(NAME waivers.every_waiver_applies_to_a_test
     COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/ci/check_waivers.py" ${runs}
-      "--default-waivers=${PROJECT_SOURCE_DIR}/suites/known_failures.txt" ${identity}
+      "--default-waivers=${PROJECT_SOURCE_DIR}/suites/known_failures.txt" ${fingerprints}
       "--memo=${CMAKE_BINARY_DIR}/results/waiver-check.memo")
   set_tests_properties(waivers.every_waiver_applies_to_a_test PROPERTIES
     LABELS "conformance;waivers" TIMEOUT 300)
