@@ -27,7 +27,8 @@ constexpr int kForwards = 200;
 // iterations or threads is a wrong value, not an equal one.
 constexpr int kScales = 4;
 
-using ConcurrentForward = tdc::DeviceTest;
+// Round-robin over every index of the type: each instance claims them all.
+class ConcurrentForward : public tdc::DeviceTest, public tdc::UsesEveryIndex {};
 using tdc::concurrency::ThreadProblems;
 
 TEST_P(ConcurrentForward, EightThreadsRoundRobinOverIndicesRunTheSeedForward) {

@@ -16,6 +16,7 @@
 #include "tdc/compat/timing.h"
 #include "tdc/device_spec.h"
 #include "tdc/discovery.h"
+#include "tdc/test_instances.h"
 
 namespace {
 
@@ -33,6 +34,9 @@ double median_copy_seconds(const at::Tensor& source, const c10::Device& to) {
   std::sort(seconds.begin(), seconds.end());
   return seconds[kRepeats / 2];
 }
+
+// Copies between every pair of devices: it claims every device under test.
+TDC_CLAIMS_EVERY_DEVICE(DeviceToDeviceBandwidth);
 
 TEST(DeviceToDeviceBandwidth, MatrixIsCompleteAndExact) {
   std::map<c10::DeviceType, std::vector<c10::Device>> by_type;
