@@ -87,14 +87,7 @@ function(_tdc_discover target short_name prefix labels environment own_backends 
   set(TDC_LISTING_FILE "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.txt")
   set(TDC_BATCHES_DIR "${CMAKE_BINARY_DIR}/batches")
   set(TDC_XML_DIR "${CMAKE_BINARY_DIR}/results/gtest")
-  get_target_property(torch_library torch IMPORTED_LOCATION)
-  get_filename_component(torch_dir "${torch_library}" DIRECTORY)
-  set(TDC_IDENTITY_LIBRARIES "")
-  foreach(name torch torch_cpu c10 torch_cuda c10_cuda)
-    if(EXISTS "${torch_dir}/lib${name}.so")
-      list(APPEND TDC_IDENTITY_LIBRARIES "${torch_dir}/lib${name}.so")
-    endif()
-  endforeach()
+  _tdc_torch_identity_libraries(TDC_IDENTITY_LIBRARIES)
   # The waiver check's kept verdict is keyed by the same fingerprint.
   set_property(GLOBAL APPEND PROPERTY TDC_SUITE_FINGERPRINTS "--fingerprint=${TDC_LISTING_FILE}.fingerprint")
   configure_file("${PROJECT_SOURCE_DIR}/cmake/TdcSuiteTests.cmake.in"
@@ -103,6 +96,40 @@ function(_tdc_discover target short_name prefix labels environment own_backends 
   file(GENERATE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake"
     INPUT "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake.gen")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake")
+endfunction()
+
+#[=======================================================================[
+tdc_generate_resource_spec()
+Once, in the top-level CMakeLists: ctest then writes the resource spec from
+discovery at its start and honours every entry's device claims without a
+--resource-spec-file (cmake/TdcResourceSpec.cmake.in).
+#]=======================================================================]
+function(tdc_generate_resource_spec)
+  set(TDC_DEVICE_SELECT "$<TARGET_FILE:device_select>")
+  set(TDC_LOOPBACK "")
+  if(TARGET tdc_loopback)
+    set(TDC_LOOPBACK "$<TARGET_FILE:tdc_loopback>")
+  endif()
+  _tdc_torch_identity_libraries(TDC_IDENTITY_LIBRARIES)
+  configure_file("${PROJECT_SOURCE_DIR}/cmake/TdcResourceSpec.cmake.in"
+    "${CMAKE_BINARY_DIR}/tdc_resource_spec.cmake.gen" @ONLY)
+  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/tdc_resource_spec.cmake"
+    INPUT "${CMAKE_BINARY_DIR}/tdc_resource_spec.cmake.gen")
+  set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY TEST_INCLUDE_FILES
+    "${CMAKE_BINARY_DIR}/tdc_resource_spec.cmake")
+endfunction()
+
+# LibTorch's own libraries: their identity keys cached lists and specs.
+function(_tdc_torch_identity_libraries out)
+  get_target_property(torch_library torch IMPORTED_LOCATION)
+  get_filename_component(torch_dir "${torch_library}" DIRECTORY)
+  set(libraries "")
+  foreach(name torch torch_cpu c10 torch_cuda c10_cuda)
+    if(EXISTS "${torch_dir}/lib${name}.so")
+      list(APPEND libraries "${torch_dir}/lib${name}.so")
+    endif()
+  endforeach()
+  set(${out} "${libraries}" PARENT_SCOPE)
 endfunction()
 
 #[=======================================================================[
