@@ -34,6 +34,8 @@ def device_from_name(name):
     if "/" not in name:
         return "host"
     label = name.rsplit("/", 1)[1]
+    if re.match(r"cpu(_|$)", label):
+        return "cpu"
     match = re.match(r"([a-z0-9]+?)_(\d+)(_|$)", label)
     return f"{match.group(1)}:{match.group(2)}" if match else label
 

@@ -40,8 +40,6 @@ BUDGET = (10, 86400)
 # Seconds kept back from the budget for what follows ctest (summary,
 # annotation, verdict): at least this, or 5% of the budget.
 RESERVE = 2.0
-# Where the suites write GoogleTest XML until they honour TDC_GTEST_DIR.
-SHARED_GTEST = os.path.join("results", "gtest")
 
 
 def fresh_results(path):
@@ -63,31 +61,6 @@ def fresh_results(path):
     safeio.ensure_writable_folder(path, "results folder")
     safeio.write_text(os.path.join(path, MARKER), "made by tdc run; emptied at the start of every run\n",
                       "marker")
-
-
-def copy_from_shared_folder(build_dir, gtest_dir, names, since):
-    """SEAM(TDC_GTEST_DIR): until the suites honour TDC_GTEST_DIR (the lead's
-    change to fixtures/src/gtest_main.cpp and cmake/TdcTesting.cmake), their
-    XML lands in <build>/results/gtest, shared by every run of the build.
-    Only files written since this run started, for entries of this run, are
-    taken from it. Remove this function when the suites write to
-    TDC_GTEST_DIR (then <results>/gtest is never empty after a run)."""
-    shared = os.path.join(build_dir, SHARED_GTEST)
-    if os.path.realpath(shared) == os.path.realpath(gtest_dir) or not os.path.isdir(shared):
-        return 0
-    copied = 0
-    for relative in gtest.xml_files(shared):
-        source = os.path.join(shared, relative)
-        if relative[: -len(".xml")] in names and os.stat(source).st_mtime >= since:
-            target = os.path.join(gtest_dir, relative)
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            shutil.copy2(source, target)
-            copied += 1
-    return copied
-
-
-def has_files(folder):
-    return any(files for _, _, files in os.walk(folder))
 
 
 def run_ctest(command, env, log_path, deadline, quiet):
@@ -127,9 +100,11 @@ def run_ctest(command, env, log_path, deadline, quiet):
 
 
 def stop_time(deadline_wall, reserve):
-    """ctest's --stop-time, in UTC: the time of day it stops starting tests
-    and ends the running ones."""
-    return time.strftime("%H:%M:%S +0000", time.gmtime(deadline_wall - reserve))
+    """ctest's --stop-time: the local time of day at which it stops starting
+    tests and ends the running ones (a time before now is tomorrow's). ctest
+    adds the date and its own zone: a zone given here makes it ignore the
+    stop time altogether (seen with ctest 3.25)."""
+    return time.strftime("%H:%M:%S", time.localtime(deadline_wall - reserve))
 
 
 def execute(args, started, started_wall):
@@ -181,15 +156,13 @@ def execute(args, started, started_wall):
         log = safeio.read_text(paths["ctest.log"], "ctest log")
         last = [l for l in log.splitlines() if l.strip()]
         raise InputError(f"ctest wrote no JUnit file (exit {status}): {last[-1] if last else 'no output'}")
-    if not has_files(gtest_dir):
-        cases = {case.name for case in junit.read(paths["junit.xml"], allow_empty=True)}
-        copy_from_shared_folder(build_dir, gtest_dir, cases, started_wall - 1)
-
+    cases = junit.read(paths["junit.xml"])
+    records = gtest.run_records(gtest_dir, build_dir, {case.name for case in cases}, started_wall - 1)
     log = safeio.read_text(paths["ctest.log"], "ctest log")
     stopped = "The stop time has been passed" in log
     why = (f"the run's budget of {args.budget} s ran out before it started" if stopped
            else "ctest did not report it")
-    summary = summarize.build(junit.read(paths["junit.xml"]), gtest.read_dir(gtest_dir),
+    summary = summarize.build(cases, records,
                               results.read(paths["context.json"], "context"), seconds, args.level,
                               ctest.outcomes(log), selected, why)
     summary = results.write(paths["summary.json"], summary, "summary")
