@@ -7,7 +7,6 @@ import sys
 VERBS = {
     "run": "tdc.pipeline",
     "context": "tdc.context",
-    "resource-spec": "tdc.resource_spec",
     "summarize": "tdc.summarize",
     "annotate": "tdc.annotate",
     "verdict": "tdc.verdict",

@@ -3,10 +3,11 @@
 failed or skipped, which ctest's JUnit does not carry.
 
 A results folder's gtest/ is read recursively. A record is keyed by the
-`test` property of its <testcase> when present (a batched run writes several
-testcases in one file, each naming its full ctest-style name, e.g.
-"loopback:Placement.X/loopback_0"), else by the file's path under the folder
-less ".xml" (one testcase per file, path = ctest name). A file that cannot be
+`test` property of its <testcase> when present (every ctest entry is a batch
+run by tdc_batch, which writes several testcases in one file, each naming
+its full result name, e.g. "loopback:Placement.X/loopback_0", and the entry
+that ran it, `entry`), else by the file's path under the folder less ".xml"
+(one testcase per file, path = ctest name). A file that cannot be
 read is an error, never skipped: a lost `check` property changes what the
 fault matrix and the verifier conclude.
 """
@@ -30,6 +31,9 @@ class Record:
     status: str            # junit.status_of's rule
     reason: str            # the failure or skip message, one line
     path: str              # the file, relative to the folder
+    entry: str = ""        # the ctest entry that ran it (tdc_batch's `entry` property)
+    isolation: str = ""    # batch, fallback (re-run alone after its batch died) or check
+    seconds: float = 0.0
 
     @property
     def known_failure(self):
@@ -92,7 +96,9 @@ def records_of_file(directory, relative):
         else:
             continue
         records.append(Record(key=key, status=junit.status_of(case), reason=junit.reason_of(case),
-                              path=relative,
+                              path=relative, entry=properties.get("entry", ""),
+                              isolation=properties.get("isolation", ""),
+                              seconds=junit.seconds_of(case, path),
                               properties={k: v for k, v in properties.items() if k in METADATA}))
     return records
 
@@ -134,34 +140,3 @@ def read_dir(directory):
                                  f"({records[record.key].path} and {record.path}): refused")
             records[record.key] = record
     return records
-
-
-def has_files(folder):
-    return any(files for _, _, files in os.walk(folder))
-
-
-# Where the suites write GoogleTest XML until they honour TDC_GTEST_DIR.
-SHARED_FOLDER = os.path.join("results", "gtest")
-
-
-def run_records(gtest_dir, build_dir, names, since):
-    """The records of one run whose TDC_GTEST_DIR was gtest_dir.
-
-    SEAM(TDC_GTEST_DIR): until the suites honour TDC_GTEST_DIR (the lead's
-    change to fixtures/src/gtest_main.cpp and cmake/TdcTesting.cmake) their
-    XML lands in <build>/results/gtest, shared by every run of the build.
-    When gtest_dir is empty after the run, only the files written since the
-    run started (`since`, a time.time()), for entries of this run (`names`),
-    are copied from there into gtest_dir, so that gtest_dir is the run's own
-    folder either way. Delete this branch when the suites write to
-    TDC_GTEST_DIR."""
-    shared = os.path.join(build_dir, SHARED_FOLDER)
-    if not has_files(gtest_dir) and os.path.isdir(shared) and \
-            os.path.realpath(shared) != os.path.realpath(gtest_dir):
-        for relative in xml_files(shared):
-            source = os.path.join(shared, relative)
-            if relative[: -len(".xml")] in names and os.stat(source).st_mtime >= since:
-                target = os.path.join(gtest_dir, relative)
-                os.makedirs(os.path.dirname(target), exist_ok=True)
-                shutil.copy2(source, target)
-    return read_dir(gtest_dir)

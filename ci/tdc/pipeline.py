@@ -1,6 +1,7 @@
 """run: the run-and-report pipeline, written once for ci/conformance,
-ci/health and ci/offline-run: context -> resource spec -> ctest -> summary
--> annotated JUnit -> verdict.
+ci/health and ci/offline-run: context -> ctest -> summary -> the per-check
+JUnit -> verdict. (The build names its resource spec itself, made from
+discovery at ctest's start: cmake/TdcResourceSpec.cmake.in.)
 
   python3 -m tdc run --build-dir BUILD --results DIR [--level N] [--labels REGEX]
                      [--budget SECONDS] [--verdict FILE] [--print-verdict]
@@ -31,9 +32,9 @@ import sys
 import threading
 import time
 
-from tdc import annotate, cli, context, ctest, gtest, junit, levels, results, safeio, summarize, verdict
-from tdc import resource_spec
-from tdc.errors import InputError, one_line
+from tdc import annotate, cli, context, ctest, gtest, junit, junit_report, levels, results, safeio, summarize
+from tdc import verdict
+from tdc.errors import InputError
 
 MARKER = ".tdc-results"
 BUDGET = (10, 86400)
@@ -117,7 +118,7 @@ def execute(args, started, started_wall):
     gtest_dir = os.path.join(out, "gtest")
     os.makedirs(gtest_dir)
     paths = {name: os.path.join(out, name) for name in
-             ("context.json", "resources.json", "junit.xml", "summary.json", "ctest.log", "selected.txt")}
+             ("context.json", "ctest-junit.xml", "junit.xml", "summary.json", "ctest.log", "selected.txt")}
     env = dict(os.environ, TDC_GTEST_DIR=gtest_dir)
     deadline = deadline_wall = None
     if args.budget:
@@ -126,11 +127,6 @@ def execute(args, started, started_wall):
 
     document = context.describe(build_dir, args.level, args.command_line)
     results.write(paths["context.json"], document, "context")
-    try:
-        spec = resource_spec.spec(build_dir, args.slots, env)
-    except resource_spec.DiscoveryFailed as error:
-        raise InputError(f"cannot write the resource spec from discovery: {one_line(error)}")
-    safeio.write_json(paths["resources.json"], spec, "resource spec")
     selection = (["-L", args.labels] if args.labels else []) + args.ctest_args
     selected = [name for name, _ in ctest.listed(build_dir, selection, env)]
     if not selected:
@@ -138,8 +134,7 @@ def execute(args, started, started_wall):
     safeio.write_text(paths["selected.txt"], "".join(n + "\n" for n in selected), "selection")
 
     command = [ctest.program(), "--test-dir", build_dir, *selection, "-j", str(args.jobs),
-               "--output-on-failure", "--output-junit", paths["junit.xml"],
-               "--resource-spec-file", paths["resources.json"]]
+               "--output-on-failure", "--output-junit", paths["ctest-junit.xml"], "--no-tests=error"]
     if deadline:
         reserve = max(RESERVE, 0.05 * args.budget)
         command += ["--stop-time", stop_time(deadline_wall, reserve)]
@@ -152,12 +147,12 @@ def execute(args, started, started_wall):
     if killed:
         raise InputError(f"level-{args.level} checks did not finish within {args.budget} s "
                          f"(ctest killed; its log: {paths['ctest.log']})")
-    if not os.path.isfile(paths["junit.xml"]):
+    if not os.path.isfile(paths["ctest-junit.xml"]):
         log = safeio.read_text(paths["ctest.log"], "ctest log")
         last = [l for l in log.splitlines() if l.strip()]
         raise InputError(f"ctest wrote no JUnit file (exit {status}): {last[-1] if last else 'no output'}")
-    cases = junit.read(paths["junit.xml"])
-    records = gtest.run_records(gtest_dir, build_dir, {case.name for case in cases}, started_wall - 1)
+    cases = junit.read(paths["ctest-junit.xml"])
+    records = gtest.read_dir(gtest_dir)
     log = safeio.read_text(paths["ctest.log"], "ctest log")
     stopped = "The stop time has been passed" in log
     why = (f"the run's budget of {args.budget} s ran out before it started" if stopped
@@ -166,8 +161,9 @@ def execute(args, started, started_wall):
                               results.read(paths["context.json"], "context"), seconds, args.level,
                               ctest.outcomes(log), selected, why)
     summary = results.write(paths["summary.json"], summary, "summary")
-    annotate.run(["--junit", paths["junit.xml"], "--context", paths["context.json"],
-                  "--name", args.name or f"tdc-level{args.level}", "--summary", paths["summary.json"]])
+    name = args.name or f"tdc-level{args.level}"
+    junit_report.write(paths["junit.xml"], summary, name)
+    annotate.run(["--junit", paths["junit.xml"], "--context", paths["context.json"], "--name", name])
     if not args.quiet and not args.print_verdict:
         print("\n".join(summarize.console(summary)))
     return paths["summary.json"], 1 if summary["totals"]["failed"] else 0
@@ -188,7 +184,6 @@ def parser():
     p.add_argument("--command-line", default="", help="the user's command, for context.json")
     p.add_argument("--jobs", type=cli.whole(1, 1024), default=os.cpu_count() or 1,
                    help="ctest -j (default: the number of cores)")
-    p.add_argument("--slots", type=cli.whole(1, 100), default=100, help="resource slots per device")
     p.add_argument("--quiet", action="store_true", help="print only the verdict or errors")
     p.add_argument("ctest_args", nargs="*", help="after --: more ctest arguments (-LE long)")
     return p

@@ -82,6 +82,8 @@ def test_of(case, record, outcome=None):
     for key in ("device_type", "dtype"):
         if key in properties:
             test[key] = properties[key]
+    if record is not None and record.entry:
+        test["entry"], test["isolation"] = record.entry, record.isolation
     if status == junit.FAILED:
         test["prerequisite"] = prerequisite_of(case, record)
     return test
@@ -107,6 +109,37 @@ def failures_by_root_cause(tests):
     return list(groups.values())
 
 
+def results_of(cases, records):
+    """(case, record) for every result of the run. An entry that tdc_batch ran
+    as a batch yields one result per check it ran (its records, by their
+    `entry` property); an entry with no record of its own (a configuration
+    error, an unbuilt suite, a self-test, the waiver check) is one result.
+    A batch that failed although none of its checks did (its process ended
+    badly between checks, a stale list) is a result too, so that its failure
+    is never lost in the expansion."""
+    by_entry = collections.defaultdict(list)
+    for record in records.values():
+        if record.entry:
+            by_entry[record.entry].append(record)
+    pairs = []
+    for case in cases:
+        checks = by_entry.pop(case.name, [])
+        if not checks:
+            pairs.append((case, records.get(case.name)))
+            continue
+        for record in checks:
+            pairs.append((junit.Case(name=record.key, status=record.status, seconds=record.seconds,
+                                     reason=record.reason, element=ET.Element("testcase")), record))
+        if case.status == junit.FAILED and not any(r.status == junit.FAILED for r in checks):
+            pairs.append((case, None))
+    # Checks whose entry ctest did not report (killed at the budget) still ran.
+    for checks in by_entry.values():
+        for record in checks:
+            pairs.append((junit.Case(name=record.key, status=record.status, seconds=record.seconds,
+                                     reason=record.reason, element=ET.Element("testcase")), record))
+    return pairs
+
+
 def not_run(names_, why):
     """JUnit cases for entries the selection held that ctest never reported."""
     return [junit.Case(name=name, status=junit.FAILED, seconds=0.0, reason=f"not run: {why}",
@@ -120,7 +153,7 @@ def build(cases, records, context, seconds, level, outcomes=None, selected=None,
     outcomes = outcomes or {}
     reported = {case.name for case in cases}
     cases = cases + not_run([n for n in (selected or []) if n not in reported], not_run_reason)
-    tests = [test_of(case, records.get(case.name), outcomes.get(case.name)) for case in cases]
+    tests = [test_of(case, record, outcomes.get(case.name)) for case, record in results_of(cases, records)]
     totals = collections.Counter({c: 0 for c in COLUMNS})
     totals.update(t["status"] for t in tests)
     devices = collections.defaultdict(lambda: collections.Counter({c: 0 for c in COLUMNS}))
@@ -128,7 +161,7 @@ def build(cases, records, context, seconds, level, outcomes=None, selected=None,
     for test in tests:
         (devices if test["scope"] == "device" else other)[
             test["device"] if test["scope"] == "device" else test["scope"]][test["status"]] += 1
-    matched = sum(1 for case in cases if case.name in records)
+    matched = sum(1 for test in tests if test["metadata"])
     return {
         "run_id": context.get("run_id"),
         "level": level if level is not None else context.get("level"),
