@@ -195,12 +195,13 @@ def manifest_path_twice(stage):  # finding 7
 
 
 def result_of_another_run(stage):  # issue "Results", finding 2
-    gtest_files = [os.path.join(d, f) for d, _, files in os.walk(os.path.join(stage, "gtest")) for f in files]
-    with open(gtest_files[0]) as f:
-        text = f.read()
+    """A GoogleTest file of a check this run's summary does not list."""
     os.makedirs(os.path.join(stage, "gtest", "Ghost.Check"), exist_ok=True)
     with open(os.path.join(stage, "gtest", "Ghost.Check", "cpu.xml"), "w") as f:
-        f.write(text)
+        f.write('<testsuites><testsuite name="Ghost"><testcase name="Check/cpu" classname="Ghost">'
+                '<properties><property name="test" value="Ghost.Check/cpu"/>'
+                '<property name="entry" value="ghost@host"/><property name="check" value="Ghost.Check"/>'
+                '</properties></testcase></testsuite></testsuites>\n')
     return True
 
 
@@ -328,7 +329,7 @@ def main():
         with tarfile.open(package) as tar:
             in_package = sum(1 for n in tar.getnames() if "/gtest/" in n and n.endswith(".xml"))
         print(f"GoogleTest XML: {in_package} in the package, {in_results} in the results")
-        if in_package != in_results or in_package < 10:
+        if in_package != in_results or in_package == 0:
             failures.append(f"the package holds {in_package} of the run's {in_results} GoogleTest XML files")
 
         for tamper, message in CASES:

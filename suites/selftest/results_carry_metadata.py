@@ -2,9 +2,10 @@
 """The fixtures record each test's check, device, device_type and dtype as
 GoogleTest properties, and ci/summarize.py reports those, not what it could
 guess from the test's name. Proved by running one dtype check on the
-loopback, then renaming its result (as a ctest prefix or a vendor's label
+loopback as tdc_batch would (its ctest entry and result name recorded as
+properties), then renaming its result (as a ctest prefix or a vendor's label
 would) and seeing the device still come from the properties; and by the
-control: with the properties stripped, summarize has no dtype to report.
+control: with the metadata stripped, summarize has no dtype to report.
 
   results_carry_metadata.py --suite tdc_forward --loopback libtdc_loopback.so --summarize ci/summarize.py"""
 import argparse
@@ -18,6 +19,25 @@ import xml.etree.ElementTree as ET
 from selftest_report import finish
 
 TEST = "Forward.SeedModelMatchesFloat64Reference"
+
+
+ENTRY = "renamed:forward@instance_7"
+
+
+def rename(xml_path, metadata):
+    """The result renamed so that its name no longer says its device; with
+    metadata=False its check/device/dtype properties are stripped too."""
+    tree = ET.parse(xml_path)
+    for case in tree.getroot().iter("testcase"):
+        for properties in case.findall("properties"):
+            for prop in list(properties):
+                if prop.get("name") == "test":
+                    prop.set("value", "renamed:Forward.Seed/instance_7")
+                elif prop.get("name") == "entry":
+                    prop.set("value", ENTRY)
+                elif not metadata:
+                    properties.remove(prop)
+    tree.write(xml_path)
 
 
 def junit_with(path, name):
@@ -43,18 +63,19 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         # A name whose suffix no longer says the device: only the
         # properties can.
-        renamed = "renamed:Forward.Seed/instance_7"
         gtest_dir = os.path.join(work, "gtest")
-        xml_path = os.path.join(gtest_dir, renamed + ".xml")
+        xml_path = os.path.join(gtest_dir, "forward.xml")
         os.makedirs(os.path.dirname(xml_path))
-        env = dict(os.environ, TDC_BACKEND_LIBS=args.loopback, TDC_DEVICES="privateuseone")
+        env = dict(os.environ, TDC_BACKEND_LIBS=args.loopback, TDC_DEVICES="privateuseone",
+                   TDC_ENTRY=ENTRY, TDC_RESULT_PREFIX="loopback:", TDC_ISOLATION="batch")
         run = subprocess.run([args.suite, f"--gtest_filter={TEST}/*_1_bfloat16",
                               f"--gtest_output=xml:{xml_path}"], env=env, capture_output=True, text=True)
         if run.returncode != 0 or not os.path.exists(xml_path):
             print(f"FAILED: the suite exited {run.returncode}:\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
             return 1
+        rename(xml_path, metadata=True)
         junit = os.path.join(work, "junit.xml")
-        junit_with(junit, renamed)
+        junit_with(junit, ENTRY)
         test = summarize(args.summarize, junit, gtest_dir, os.path.join(work, "summary.json"))
         problems = []
         if test.get("check") != TEST:
@@ -65,12 +86,8 @@ def main():
             problems.append(f"device {test.get('device')!r} / {test.get('device_type')!r}, expected index 1 "
                             "of the loopback")
 
-        # The control: the same result without its properties.
-        tree = ET.parse(xml_path)
-        for case in tree.getroot().iter("testcase"):
-            for properties in case.findall("properties"):
-                case.remove(properties)
-        tree.write(xml_path)
+        # The control: the same result without its metadata.
+        rename(xml_path, metadata=False)
         stripped = summarize(args.summarize, junit, gtest_dir, os.path.join(work, "stripped.json"))
         if "dtype" in stripped or stripped.get("device") == test.get("device"):
             problems.append(f"without properties summarize still reported {stripped}: it is not reading them")
