@@ -1,15 +1,29 @@
 #!/usr/bin/env python3
-"""CTest resource groups keep tests apart, per device. Writes the resource
-spec from discovery (two loopback devices, slots equal to the share each
-test claims, so a test holds all of its device), runs the loopback twins of
-a few suites with ctest -j4 and TDC_OCCUPANCY_LOG, and checks the logged
-intervals: never two tests on one device at once, and both devices used.
-The checker itself is proved first on a log with an overlap it must report.
+"""CTest resource groups keep tests apart, per device, for every device a
+test touches: a pair check claims its sibling index too, a check over every
+index claims them all. Runs the loopback twins of suites with pair and
+every-index checks one entry per check (TDC_ISOLATE=check), ctest -j4, each
+claim holding all of its device (the build's spec with slots equal to the
+share), every copy slowed so that tests overlap in time, and
+TDC_OCCUPANCY_LOG; then checks the logged intervals: never two tests on one
+device at once, pair checks among them, both devices used.
+
+Its teeth, twice: the checker is proved on a made-up log with an overlap,
+and the same run is made again with each pair check's second claim removed
+from the suites' cached lists (as a listing that forgot other_device()
+would write). Then a pair check either overlaps another test on its
+sibling, which the checker reports, or, before it touches anything, finds
+that ctest did not allocate it the sibling and fails naming the missing
+resource (fixtures.cpp, resource_allocation_mismatch): the run must fail one
+of these two ways for a pair check. The lists are removed afterwards, so the
+next ctest lists again.
 
   resources_keep_tests_apart.py --build-dir BUILD --share PERCENT
-Exit status: 0 kept apart; 1 not (or nothing ran to show it)."""
+Exit status: 0 kept apart (and the sabotage caught); 1 not."""
 import argparse
 import collections
+import glob
+import json
 import os
 import subprocess
 import sys
@@ -17,7 +31,10 @@ import tempfile
 
 from selftest_report import finish
 
-SUBSET = r"^loopback:(Placement|Copies|MismatchGuard|ForwardTraining)\."
+CHECKS = ("Placement.*:PlacementAcrossDevices.*:MismatchGuard.*:MismatchGuardAcrossIndices.*:"
+          "EventBlockAcrossDevices.*:ConcurrentForward.*:GuardNesting.*")
+PAIR_CHECKS = ("PlacementAcrossDevices", "MismatchGuardAcrossIndices", "EventBlockAcrossDevices", "GuardNesting")
+SUITES = ("placement", "mismatch_guard", "events", "concurrency", "guard")
 
 
 def overlaps(lines):
@@ -35,44 +52,96 @@ def overlaps(lines):
     return found, by_device
 
 
+def whole_device_spec(build_dir, share, path):
+    """The build's resource spec (made at ctest's start), each device with
+    `share` slots: one claim of TDC_GPU_PERCENT holds all of it."""
+    with open(os.path.join(build_dir, "resources.json")) as f:
+        spec = json.load(f)
+    for kind, items in spec["local"][0].items():
+        for item in items:
+            item["slots"] = share
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    return sorted(spec["local"][0])
+
+
+def twin_listings(build_dir):
+    return [path for suite in SUITES
+            for path in glob.glob(os.path.join(build_dir, "suites", suite, f"tdc_{suite}_with_loopback_tests.txt"))]
+
+
+def forget_second_claims(listings):
+    """Each test that claims two devices now claims only its own."""
+    changed = 0
+    for path in listings:
+        lines = open(path).read().splitlines()
+        for i, line in enumerate(lines):
+            name, _, kinds = line.partition("\t")
+            if "," in kinds:
+                lines[i] = f"{name}\t{kinds.split(',')[0]}"
+                changed += 1
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+    return changed
+
+
+def run(build_dir, spec, log, env):
+    if os.path.exists(log):
+        os.remove(log)
+    ran = subprocess.run(["ctest", "--test-dir", build_dir, "-j4", "-L", "loopback", "-LE", "long", "--output-on-failure",
+                          "--resource-spec-file", spec], env=dict(env, TDC_OCCUPANCY_LOG=log),
+                         capture_output=True, text=True, timeout=1200)
+    lines = open(log).read().splitlines() if os.path.exists(log) else []
+    return ran, lines
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--build-dir", required=True)
     parser.add_argument("--share", type=int, required=True)
     args = parser.parse_args()
-    # The checker's teeth, on a made-up log.
     caught, _ = overlaps(["loopback:0 100 300 A", "loopback:0 200 400 B", "loopback:1 250 260 C"])
     if caught != ["loopback:0: A and B"]:
         print(f"FAILED: the overlap checker reported {caught} for a log with one overlap")
         return 1
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    with tempfile.TemporaryDirectory() as work:
-        spec = os.path.join(work, "resources.json")
-        made = subprocess.run([sys.executable, os.path.join(root, "ci", "resource_spec.py"),
-                               "--build-dir", args.build_dir, f"--slots={args.share}"],
-                              capture_output=True, text=True, timeout=600)
-        if made.returncode != 0:
-            print(f"FAILED: resource_spec.py exited {made.returncode}: {made.stderr}")
-            return 1
-        with open(spec, "w") as f:
-            f.write(made.stdout)
-        log = os.path.join(work, "occupancy.log")
-        env = dict(os.environ, TDC_OCCUPANCY_LOG=log)
-        run = subprocess.run(["ctest", "--test-dir", args.build_dir, "-j4", "-R", SUBSET, "-LE", "long",
-                              "--resource-spec-file", spec], env=env, capture_output=True, text=True,
-                             timeout=1200)
-        if run.returncode != 0:
-            print(f"FAILED: ctest exited {run.returncode}:\n{run.stdout[-3000:]}{run.stderr[-2000:]}")
-            return 1
-        lines = open(log).read().splitlines() if os.path.exists(log) else []
-    found, by_device = overlaps(lines)
     problems = []
-    if found:
-        problems.append(f"{len(found)} overlaps on one device, e.g. {found[:3]}")
-    if len(by_device) < 2 or min(len(v) for v in by_device.values()) < 5:
-        problems.append(f"too little ran to show anything: {dict((d, len(v)) for d, v in by_device.items())}")
-    counts = ", ".join(f"{d}: {len(v)}" for d, v in sorted(by_device.items()))
-    return finish(problems, f"ctest -j4 never ran two tests on one device at once ({counts} tests)")
+    env = dict(os.environ, TDC_ISOLATE="check", TDC_CHECKS=CHECKS, TDC_LOOPBACK_DELAY_US="3000")
+    with tempfile.TemporaryDirectory() as work:
+        spec, log = os.path.join(work, "resources.json"), os.path.join(work, "occupancy.log")
+        kinds = whole_device_spec(args.build_dir, args.share, spec)
+        ran, lines = run(args.build_dir, spec, log, env)
+        if ran.returncode != 0:
+            print(f"FAILED: ctest exited {ran.returncode}:\n{ran.stdout[-3000:]}{ran.stderr[-2000:]}")
+            return 1
+        found, by_device = overlaps(lines)
+        pairs = sum(1 for line in lines if any(c in line for c in PAIR_CHECKS))
+        if found:
+            problems.append(f"{len(found)} overlaps on one device, e.g. {found[:3]}")
+        if len(by_device) < 2 or min(len(v) for v in by_device.values()) < 5 or pairs < 4:
+            problems.append(f"too little ran to show anything: {dict((d, len(v)) for d, v in by_device.items())}, "
+                            f"{pairs} pair-check intervals")
+        counts = ", ".join(f"{d}: {len(v)}" for d, v in sorted(by_device.items()))
+
+        listings = twin_listings(args.build_dir)
+        try:
+            forgotten = forget_second_claims(listings)
+            sabotaged_run, sabotaged = run(args.build_dir, spec, log, env)
+        finally:
+            for path in listings:  # the next ctest lists them again, honestly
+                for stale in (path, path + ".fingerprint"):
+                    if os.path.exists(stale):
+                        os.remove(stale)
+        caught, _ = overlaps(sabotaged)
+        caught_pairs = [c for c in caught if any(p in c for p in PAIR_CHECKS)]
+        refused = [l for l in sabotaged_run.stdout.splitlines() if "which needs its own resource" in l]
+        if forgotten < 4 or sabotaged_run.returncode == 0 or not (caught_pairs or refused):
+            problems.append(f"with {forgotten} pair claims removed the run exited {sabotaged_run.returncode}, "
+                            f"no pair check overlapped ({len(caught)} overlaps in all) and none was refused "
+                            "its sibling: a missing claim went unseen")
+    return finish(problems, f"ctest -j4 never ran two tests on one device at once ({counts} intervals, "
+                            f"{pairs} of pair checks, devices {', '.join(kinds)}); with the pair checks' second "
+                            f"claims removed the run failed ({len(caught_pairs)} overlaps of a pair check, "
+                            f"{len(refused)} lines naming the resource ctest did not allocate)")
 
 
 if __name__ == "__main__":
