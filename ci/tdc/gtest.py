@@ -32,6 +32,7 @@ class Record:
     reason: str            # the failure or skip message, one line
     path: str              # the file, relative to the folder
     entry: str = ""        # the ctest entry that ran it (tdc_batch's `entry` property)
+    text: str = ""         # every failure and skip message, whole
     isolation: str = ""    # batch, fallback (re-run alone after its batch died) or check
     seconds: float = 0.0
 
@@ -98,7 +99,7 @@ def records_of_file(directory, relative):
         records.append(Record(key=key, status=junit.status_of(case), reason=junit.reason_of(case),
                               path=relative, entry=properties.get("entry", ""),
                               isolation=properties.get("isolation", ""),
-                              seconds=junit.seconds_of(case, path),
+                              seconds=junit.seconds_of(case, path), text=junit.text_of(case),
                               properties={k: v for k, v in properties.items() if k in METADATA}))
     return records
 

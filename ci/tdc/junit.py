@@ -67,6 +67,15 @@ def reason_of(case):
     return ""
 
 
+def text_of(case):
+    """Every <failure>, <error> and <skipped> message and text of a testcase, whole."""
+    parts = []
+    for node in case:
+        if node.tag in ("failure", "error", "skipped"):
+            parts += [t for t in (node.get("message"), node.text) if t]
+    return "\n".join(parts)
+
+
 @dataclass
 class Case:
     name: str

@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from tdc import gtest, junit
+from tdc import gtest, junit, summarize
 
 
 def run_gtest(binary, env, gtest_filter=None):
@@ -35,29 +35,35 @@ def run_gtest(binary, env, gtest_filter=None):
         return run.returncode, gtest.statuses_of_report(report), run.stdout + run.stderr
 
 
-def run_ctest(build_dir, label, env, regex=None, outputs=None, exclude_label=None, records=None):
-    """outputs: a dict to fill with each test's output (JUnit system-out);
-    records: a dict to fill with the run's GoogleTest records (tdc.gtest),
-    read from the run's own TDC_GTEST_DIR."""
+def run_ctest(build_dir, label, env, checks=None, outputs=None, exclude_label=None, records=None):
+    """Runs ctest's entries of `label` (only the checks TDC_CHECKS=`checks`
+    selects) with their GoogleTest XML in a folder of this run's own, and
+    returns (exit status, {result: status}, ctest's output): one result per
+    check per device, as the run's summary has them (an entry is a batch
+    of checks). outputs: a dict to fill with each result's failure text;
+    records: a dict to fill with the run's GoogleTest records (tdc.gtest)."""
     with tempfile.TemporaryDirectory() as tmp:
         junit_path, gtest_dir = os.path.join(tmp, "junit.xml"), os.path.join(tmp, "gtest")
         os.makedirs(gtest_dir)
         command = ["ctest", "--test-dir", build_dir, "-L", label, "-j2", "--output-junit", junit_path]
-        if regex:
-            command += ["-R", regex]
         if exclude_label:
             command += ["-LE", exclude_label]
-        started = time.time()
-        run = subprocess.run(command, env=dict(env, TDC_GTEST_DIR=gtest_dir), capture_output=True,
-                             text=True, errors="replace", timeout=3600)
+        run_env = dict(env, TDC_GTEST_DIR=gtest_dir)
+        if checks:
+            run_env["TDC_CHECKS"] = checks
+        run = subprocess.run(command, env=run_env, capture_output=True, text=True, errors="replace", timeout=3600)
         if not os.path.exists(junit_path):
             return run.returncode, None, run.stdout + run.stderr
         cases = junit.read(junit_path)
-        if records is not None:
-            records.update(gtest.run_records(gtest_dir, build_dir, {c.name for c in cases}, started - 1))
-    if outputs is not None:
-        outputs.update({case.name: case.output for case in cases})
-    return run.returncode, junit.statuses(cases), run.stdout + run.stderr
+        found = gtest.read_dir(gtest_dir)
+    if records is not None:
+        records.update(found)
+    verdicts = {}
+    for case, record in summarize.results_of(cases, found):
+        verdicts[case.name] = case.status
+        if outputs is not None:
+            outputs[case.name] = record.text if record is not None else case.output
+    return run.returncode, verdicts, run.stdout + run.stderr
 
 
 def main():
