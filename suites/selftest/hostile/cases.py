@@ -251,8 +251,9 @@ CASES = [
     Case("health", "no build", ["--build-dir={t}/none"], 2, '"verdict": "unknown".*no TDC build', "stdout"),
     Case("health", "--out a file", ["--build-dir={b}", "--out={h}/passing.xml"], 2, '"unknown".*is not a folder',
          "stdout", needs=("build",)),
-    Case("health", "--out someone's folder", ["--build-dir={b}", "--out={h}"], 2, '"unknown".*refusing to empty it',
-         "stdout", needs=("build",)),
+    Case("health", "--out someone's folder", ["--build-dir={b}", "--out={t}/mine"], 2,
+         '"unknown".*refusing to empty it', "stdout", needs=("build",),
+         make=lambda t: (os.makedirs(f"{t}/mine"), open(f"{t}/mine/thesis.tex", "w").write("years of work"))),
     Case("health", "--verdict unwritable", ["--build-dir={t}/none", f"--verdict={UNWRITABLE}/v.json"], 2,
          "cannot write"),
 
@@ -300,7 +301,7 @@ CASES = [
     Case("package", "summary and context of different runs", ["{t}/r", "--product=p", "--submitter=s", "--out={t}"], 2,
          "are from different runs",
          make=in_results(lambda r: edit_json(f"{r}/summary.json", lambda d: d.update(run_id="20000101T000000Z-00000000")))),
-    Case("package", "not a results folder", ["{h}", "--product=p", "--submitter=s", "--out={t}"], 2,
+    Case("package", "not a results folder", ["{t}", "--product=p", "--submitter=s", "--out={t}"], 2,
          "context file .* does not exist"),
 
     # --- verify: unreadable packages are one stderr line; a readable one's problems are REJECTED on stdout ---
@@ -389,8 +390,9 @@ CASES = [
          make=lambda t: fake_suite(t, b"w.txt:2\\tmatched\\n")),
     Case("check-waivers", "a suite that prints bytes that are not UTF-8", ["--run={t}/suite"], 0,
          "0 matched no test", "stdout", make=lambda t: fake_suite(t, b"caf\\351.txt:2\\tmatched\\n")),
-    Case("check-waivers", "a damaged memo is asked again", ["--run={t}/suite", "--memo={h}/latin1.txt"], 0,
-         "0 matched no test$", "stdout", make=lambda t: fake_suite(t, b"w.txt:2\\tmatched\\n")),
+    Case("check-waivers", "a damaged memo is asked again", ["--run={t}/suite", "--memo={t}/memo"], 0,
+         "0 matched no test$", "stdout",
+         make=lambda t: (fake_suite(t, b"w.txt:2\\tmatched\\n"), open(f"{t}/memo", "wb").write(b"caf\xe9\n"))),
     Case("check-waivers", "no --run", [], 2, "the following arguments are required: --run"),
 
     # --- annotate, context, resource spec ---
