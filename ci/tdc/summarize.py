@@ -124,7 +124,22 @@ def build(cases, records, context, seconds, level, outcomes=None, selected=None,
     cases = cases + not_run([n for n in (selected or []) if n not in reported], not_run_reason)
     cases += [junit.Case(name=name, status=junit.FAILED, seconds=0.0, reason=reason, element=ET.Element("testcase"))
               for name, reason in (configuration or {}).items() if name not in reported]
-    tests = [test_of(case, records.get(case.name), outcomes.get(case.name)) for case in cases]
+    tests = []
+    owned = gtest.owners(records, [case.name for case in cases])
+    for case in cases:
+        own = owned.get(case.name, [])
+        if case.name in records or not own:
+            tests.append(test_of(case, records.get(case.name), outcomes.get(case.name)))
+            continue
+        # A batched entry: its checks are results of their own (below); the
+        # entry counts only when it failed and none of its checks says why.
+        if case.status == junit.FAILED and not any(records[k].status == junit.FAILED for k in own):
+            tests.append(test_of(case, None, outcomes.get(case.name)))
+    names = {case.name for case in cases}
+    for key, record in records.items():
+        if key not in names:
+            tests.append(test_of(junit.Case(name=key, status=record.status, seconds=record.seconds,
+                                             reason=record.reason, element=ET.Element("testcase")), record))
     totals = collections.Counter({c: 0 for c in COLUMNS})
     totals.update(t["status"] for t in tests)
     devices = collections.defaultdict(lambda: collections.Counter({c: 0 for c in COLUMNS}))
@@ -132,7 +147,7 @@ def build(cases, records, context, seconds, level, outcomes=None, selected=None,
     for test in tests:
         (devices if test["scope"] == "device" else other)[
             test["device"] if test["scope"] == "device" else test["scope"]][test["status"]] += 1
-    matched = sum(1 for case in cases if case.name in records)
+    matched = sum(1 for test in tests if test["name"] in records)
     return {
         "run_id": context.get("run_id"),
         "level": level if level is not None else context.get("level"),
