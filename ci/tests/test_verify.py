@@ -9,7 +9,7 @@ def case(name, status):
     return junit.Case(name=name, status=status, seconds=0.1, reason="")
 
 
-def test(name, status, twin=False, device="cpu", scope="device"):
+def result(name, status, twin=False, device="cpu", scope="device"):
     return {"name": name, "status": status, "twin": twin, "device": device, "scope": scope, "check": name}
 
 
@@ -18,13 +18,13 @@ RECORDS = {"Placement.X/cpu": gtest.Record("Placement.X/cpu", {}, "passed", "", 
 
 
 @pytest.mark.parametrize("cases, tests, agree", [
-    ([case("A.x", "passed")], [test("A.x", "passed")], True),
-    ([case("A.x", "failed")], [test("A.x", "passed")], False),
+    ([case("A.x", "passed")], [result("A.x", "passed")], True),
+    ([case("A.x", "failed")], [result("A.x", "passed")], False),
     ([case("A.x", "passed")], [], False),
-    ([case("A.x", "passed")], [test("A.x", "passed"), test("B.y", "passed")], False),       # summary-only pass
-    ([case("A.x", "passed")], [test("A.x", "passed"), test("B.y", "failed")], True),        # not run: failed
-    ([case("placement@cpu", "failed")], [test("Placement.X/cpu", "passed"), test("Placement.Y/cpu", "failed")], True),
-    ([case("placement@cpu", "passed")], [test("Placement.X/cpu", "passed"), test("Placement.Y/cpu", "failed")], False),
+    ([case("A.x", "passed")], [result("A.x", "passed"), result("B.y", "passed")], False),       # summary-only pass
+    ([case("A.x", "passed")], [result("A.x", "passed"), result("B.y", "failed")], True),        # not run: failed
+    ([case("placement@cpu", "failed")], [result("Placement.X/cpu", "passed"), result("Placement.Y/cpu", "failed")], True),
+    ([case("placement@cpu", "passed")], [result("Placement.X/cpu", "passed"), result("Placement.Y/cpu", "failed")], False),
 ])
 def test_junit_and_summary_agree(cases, tests, agree):
     problems = []
@@ -38,5 +38,5 @@ def test_expected_devices_from_tdc_expect():
 
 
 def test_without_tdc_expect_the_nodes_own_devices_never_the_twins():
-    own = [test("Placement.X/cpu", "passed"), test("Selection.Y", "passed", device="host", scope="host")]
+    own = [result("Placement.X/cpu", "passed"), result("Selection.Y", "passed", device="host", scope="host")]
     assert verify.expected_devices({"expect": ""}, own) == ["cpu"]
