@@ -62,7 +62,7 @@ def copy_file(source, target):
 
 
 def collect(results_dir, gtest_dir, stage):
-    for name in ("junit.xml", "summary.json", "context.json"):
+    for name in ("junit.xml", "ctest-junit.xml", "summary.json", "context.json"):
         path = os.path.join(results_dir, name)
         if not os.path.lexists(path):
             raise InputError(f"{results_dir} has no {name}: not a results folder")

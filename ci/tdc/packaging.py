@@ -20,7 +20,7 @@ from tdc.errors import InputError
 MANIFEST = "MANIFEST"
 STATEMENT = "STATEMENT"
 # What a package holds; nothing else verifies.
-ALLOWED = (STATEMENT, "junit.xml", "summary.json", "context.json", "waivers.json",
+ALLOWED = (STATEMENT, "junit.xml", "ctest-junit.xml", "summary.json", "context.json", "waivers.json",
            "gtest/*.xml", "bench/*.json", "bench/*.txt", "bench/*.log", "bench/*.svg")
 # STATEMENT's fields, each exactly once, in this order.
 STATEMENT_KEYS = ("product", "submitter", "level", "suite_version", "run_id", "compatibility", "date")

@@ -113,38 +113,70 @@ def expected_devices(context, own_tests):
     return sorted({t["device"] for t in own_tests if t["scope"] == "device"})
 
 
-def junit_cases(stage, problems):
+def junit_cases(stage, problems, name="junit.xml"):
     try:
-        return junit.read(os.path.join(stage, "junit.xml"))
+        return junit.read(os.path.join(stage, name))
     except InputError as error:
-        problems.append(f"junit.xml is missing or damaged ({error})")
+        problems.append(f"{name} is missing or damaged ({error})")
         return None
 
 
 def check_agreement(cases, tests, problems):
-    """JUnit and summary say the same of every test, and list the same tests."""
+    """junit.xml (one testcase per check per device, written from the
+    summary) and summary.json list the same results with the same status."""
     summarised = {t["name"]: ("skipped" if t["status"] == "known_failure" else t["status"]) for t in tests}
-    reported = junit.statuses(cases)
-    # An entry the selection held that ctest never ran is in the summary only, as failed.
-    for test in tests:
-        if test["name"] not in reported and test["status"] == "failed" and test["message"].startswith("not run: "):
-            reported[test["name"]] = "failed"
-    differing = sorted(n for n in set(reported) | set(summarised) if reported.get(n) != summarised.get(n))
+    reported = {case.name: case.status for case in cases}
+    differing = sorted(n for n in set(summarised) | set(reported) if summarised.get(n) != reported.get(n))
     if differing:
-        first = differing[0]
+        name = differing[0]
         problems.append(f"junit.xml and summary.json disagree on {len(differing)} test(s), e.g. "
-                        f"{first}: junit {reported.get(first)}, summary {summarised.get(first)}")
+                        f"{name}: junit {reported.get(name)}, summary {summarised.get(name)}")
 
 
-def check_gtest(stage, tests, problems):
-    """Every GoogleTest result is of a test the summary lists, and says the
-    same check and device the summary took from it."""
+def check_entries(entries, tests, problems):
+    """ctest's own JUnit (one testcase per entry; an entry is a batch of
+    checks, tdc_batch) agrees with the summary: an entry failed exactly when
+    one of its checks did, or the summary holds its own failure (its process
+    ended badly between checks); an entry that ran no check of its own (a
+    configuration error, a self-test) has the summary's status. A summary
+    result whose entry ctest does not report, or did not run, is not this
+    run's."""
+    by_entry = {}
+    for test in tests:
+        if test.get("entry"):
+            by_entry.setdefault(test["entry"], []).append(test)
+    summarised = {t["name"]: t["status"] for t in tests}
+    differing = []
+    for case in entries:
+        own = by_entry.pop(case.name, [])
+        failed = any(t["status"] == "failed" for t in own) or summarised.get(case.name) == "failed"
+        if own:
+            if failed != (case.status == "failed"):
+                differing.append(f"{case.name}: ctest {case.status}, its checks "
+                                 f"{'failed' if failed else 'did not fail'}")
+        elif case.name not in summarised:
+            differing.append(f"{case.name}: ctest {case.status}, no result in the summary")
+        elif ("skipped" if summarised[case.name] == "known_failure" else summarised[case.name]) != case.status:
+            differing.append(f"{case.name}: ctest {case.status}, summary {summarised[case.name]}")
+    for entry, own in sorted(by_entry.items()):
+        differing.append(f"{own[0]['name']}: its entry {entry} is not in ctest-junit.xml")
+    if differing:
+        problems.append(f"ctest-junit.xml and summary.json disagree on {len(differing)} entr(y/ies), "
+                        f"e.g. {differing[0]}")
+
+
+def read_records(stage, problems):
     folder = os.path.join(stage, "gtest")
     try:
-        records = gtest.read_dir(folder) if os.path.isdir(folder) else {}
+        return gtest.read_dir(folder) if os.path.isdir(folder) else {}
     except InputError as error:
         problems.append(f"gtest/ is damaged ({error})")
-        return
+        return None
+
+
+def check_gtest(records, tests, problems):
+    """Every GoogleTest result is of a test the summary lists, and says the
+    same check and device the summary took from it."""
     by_name = {t["name"]: t for t in tests}
     for key, record in sorted(records.items()):
         test = by_name.get(key)
@@ -165,9 +197,14 @@ def check_gtest(stage, tests, problems):
 def check_results(stage, level, context, summary, problems):
     tests = summary["tests"]
     cases = junit_cases(stage, problems)
+    entries = junit_cases(stage, problems, "ctest-junit.xml")
+    records = read_records(stage, problems)
     if cases is not None:
         check_agreement(cases, tests, problems)
-    check_gtest(stage, tests, problems)
+    if entries is not None:
+        check_entries(entries, tests, problems)
+    if records is not None:
+        check_gtest(records, tests, problems)
     if not any(t["status"] == "passed" for t in tests):
         problems.append(f"nothing was checked: no test passed ({len(tests)} results, "
                         f"{sum(t['status'] != 'failed' for t in tests)} skipped)")

@@ -40,8 +40,10 @@ def ask(binary, assignments):
     try:
         run = subprocess.run([binary, "--tdc-waiver-matches"], env=env, capture_output=True,
                              text=True, errors="replace", timeout=120)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return None, f"{binary}: {error}"
+    except OSError as error:
+        raise InputError(f"cannot run {binary}: {error.strerror}")
+    except subprocess.TimeoutExpired:
+        return None, f"{binary} did not answer within 120 s"
     if run.returncode != 0:
         lines = [line for line in run.stderr.splitlines() if line.strip()]
         return None, lines[-1] if lines else f"{binary} exited {run.returncode}"
