@@ -65,18 +65,6 @@ def test_missing_folder_is_an_error(tmp_path):
         gtest.read_dir(str(tmp_path / "nowhere"))
 
 
-def test_seam_takes_only_this_runs_files(write, tmp_path):
-    build = tmp_path / "build"
-    old = write("build/results/gtest/A.old.xml", gtest_text("A.old"))
-    os.utime(old, (time.time() - 3600, time.time() - 3600))
-    write("build/results/gtest/A.new.xml", gtest_text("A.new"))
-    write("build/results/gtest/B.other.xml", gtest_text("B.other"))
-    own = tmp_path / "run-gtest"
-    own.mkdir()
-    records = gtest.run_records(str(own), str(build), {"A.old", "A.new"}, time.time() - 60)
-    assert sorted(records) == ["A.new"]  # not the old file, not another run's test
-
-
 def test_statuses_of_a_whole_report(write):
     path = write("report.xml", '<testsuites><testsuite name="S"><testcase name="a/cpu" classname="S" status="run">'
                                '<error message="x"/></testcase><testcase name="b" classname="S" status="run"/>'

@@ -65,16 +65,18 @@ def test_counts_only_and_bad_seconds(capsys):
 
 BATCH = ('<testsuites><testsuite name="Placement">'
          '<testcase name="X/cpu" classname="Placement" status="run" time="0.2"><properties>'
-         '<property name="test" value="Placement.X/cpu"/><property name="check" value="Placement.X"/>'
+         '<property name="test" value="Placement.X/cpu"/><property name="entry" value="placement@cpu"/>'
+         '<property name="check" value="Placement.X"/>'
          '<property name="device" value="cpu"/></properties>{fail}</testcase>'
          '<testcase name="Y/cpu" classname="Placement" status="run" time="0.3"><properties>'
-         '<property name="test" value="Placement.Y/cpu"/><property name="check" value="Placement.Y"/>'
+         '<property name="test" value="Placement.Y/cpu"/><property name="entry" value="placement@cpu"/>'
+         '<property name="check" value="Placement.Y"/>'
          '<property name="device" value="cpu"/></properties></testcase></testsuite></testsuites>')
 
 
 def test_a_batched_entry_is_its_checks(write):
-    # The lead's batched runs: one ctest entry per suite and device set, its
-    # checks in <stem>.xml with a `test` property each (fixtures/batch).
+    # Batched runs: one ctest entry per suite and device set, its checks in
+    # one file with `test` and `entry` properties each (fixtures/batch).
     summary = build(write, junit_text(("placement@cpu", "run", "")),
                     [("placement@cpu", BATCH.format(fail=""))])
     assert sorted(t["name"] for t in summary["tests"]) == ["Placement.X/cpu", "Placement.Y/cpu"]

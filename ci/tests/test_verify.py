@@ -2,7 +2,7 @@
 (batched entries included), and the expected devices."""
 import pytest
 
-from tdc import gtest, junit, verify
+from tdc import junit, verify
 
 
 def case(name, status):
@@ -13,22 +13,38 @@ def result(name, status, twin=False, device="cpu", scope="device"):
     return {"name": name, "status": status, "twin": twin, "device": device, "scope": scope, "check": name}
 
 
-RECORDS = {"Placement.X/cpu": gtest.Record("Placement.X/cpu", {}, "passed", "", "placement@cpu.xml"),
-           "Placement.Y/cpu": gtest.Record("Placement.Y/cpu", {}, "failed", "", "placement@cpu.1.xml")}
+def batched(name, status, entry):
+    return dict(result(name, status), entry=entry)
 
 
 @pytest.mark.parametrize("cases, tests, agree", [
     ([case("A.x", "passed")], [result("A.x", "passed")], True),
     ([case("A.x", "failed")], [result("A.x", "passed")], False),
     ([case("A.x", "passed")], [], False),
-    ([case("A.x", "passed")], [result("A.x", "passed"), result("B.y", "passed")], False),       # summary-only pass
-    ([case("A.x", "passed")], [result("A.x", "passed"), result("B.y", "failed")], True),        # not run: failed
-    ([case("placement@cpu", "failed")], [result("Placement.X/cpu", "passed"), result("Placement.Y/cpu", "failed")], True),
-    ([case("placement@cpu", "passed")], [result("Placement.X/cpu", "passed"), result("Placement.Y/cpu", "failed")], False),
+    ([case("A.x", "passed")], [result("A.x", "passed"), result("B.y", "passed")], False),
+    ([case("A.x", "skipped")], [result("A.x", "known_failure")], True),
 ])
 def test_junit_and_summary_agree(cases, tests, agree):
     problems = []
-    verify.check_agreement(cases, tests, RECORDS, problems)
+    verify.check_agreement(cases, tests, problems)
+    assert (not problems) is agree, problems
+
+
+@pytest.mark.parametrize("entries, tests, agree", [
+    ([case("placement@cpu", "failed")],
+     [batched("Placement.X/cpu", "passed", "placement@cpu"), batched("Placement.Y/cpu", "failed", "placement@cpu")], True),
+    ([case("placement@cpu", "passed")],
+     [batched("Placement.X/cpu", "passed", "placement@cpu"), batched("Placement.Y/cpu", "failed", "placement@cpu")], False),
+    ([case("placement@cpu", "failed")],      # failed between checks: its own failure is in the summary
+     [batched("Placement.X/cpu", "passed", "placement@cpu"), result("placement@cpu", "failed")], True),
+    ([case("placement@cpu", "failed")], [batched("Placement.X/cpu", "passed", "placement@cpu")], False),
+    ([case("TdcConfiguration.tdc_x", "failed")], [result("TdcConfiguration.tdc_x", "failed")], True),
+    ([case("placement@cpu", "passed")],      # a result of an entry ctest never ran: not this run's
+     [batched("Placement.X/cpu", "passed", "placement@cpu"), batched("Forward.Y/cpu", "passed", "forward@cpu")], False),
+])
+def test_ctest_entries_and_summary_agree(entries, tests, agree):
+    problems = []
+    verify.check_entries(entries, tests, problems)
     assert (not problems) is agree, problems
 
 
