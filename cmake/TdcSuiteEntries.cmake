@@ -73,7 +73,54 @@ function(_tdc_refresh_listing out)
   # with the setting fixed, must list the tests.
   if(NOT header STREQUAL "# configuration error")
     file(WRITE "${stamp}" "${fingerprint}")
+    _tdc_write_check_names("${arg_LISTING}" "${arg_BINARY}")
   endif()
+endfunction()
+
+# <listing>.checks: the binary's identity and its checks (Suite.Case), which
+# no setting changes (settings change the instances after the "/"): enough
+# to tell, without listing again, that TDC_CHECKS selects none of them.
+function(_tdc_write_check_names listing binary)
+  file(STRINGS "${listing}" lines)
+  set(checks "")
+  foreach(line IN LISTS lines)
+    string(REGEX REPLACE "[/\t].*" "" check "${line}")
+    list(APPEND checks "${check}")
+  endforeach()
+  list(REMOVE_DUPLICATES checks)
+  _tdc_library_identity(identity "${binary}" FALSE)
+  list(JOIN checks "\n" text)
+  file(WRITE "${listing}.checks" "${identity}\n${text}\n")
+endfunction()
+
+# True when TDC_CHECKS is set and selects none of the binary's checks, as
+# its last listing named them: the suite then has no entries, and is not
+# listed again for this run's settings (the fault matrix changes settings on
+# every row and selects a few suites).
+function(_tdc_selects_nothing out listing binary)
+  set(${out} FALSE PARENT_SCOPE)
+  if("$ENV{TDC_CHECKS}" STREQUAL "" OR NOT EXISTS "${listing}.checks")
+    return()
+  endif()
+  file(STRINGS "${listing}.checks" known)
+  list(POP_FRONT known identity)
+  _tdc_library_identity(current "${binary}" FALSE)
+  if(NOT identity STREQUAL current)
+    return()
+  endif()
+  # The part of each glob before its "/" is a glob over checks.
+  string(REPLACE ":" ";" globs "$ENV{TDC_CHECKS}")
+  list(TRANSFORM globs REPLACE "/.*" "")
+  list(JOIN globs ":" check_globs)
+  _tdc_glob_regexes(regexes "${check_globs}")
+  foreach(check IN LISTS known)
+    foreach(regex IN LISTS regexes)
+      if(check MATCHES "${regex}")
+        return()
+      endif()
+    endforeach()
+  endforeach()
+  set(${out} TRUE PARENT_SCOPE)
 endfunction()
 
 function(tdc_suite_entries)
@@ -101,6 +148,10 @@ function(tdc_suite_entries)
     set(timeout "$ENV{TDC_TEST_TIMEOUT}")
   endif()  # a malformed one is refused, in one line, by tdc_batch and the suites
 
+  _tdc_selects_nothing(nothing "${arg_LISTING}" "${arg_BINARY}")
+  if(nothing)
+    return()
+  endif()
   _tdc_refresh_listing(listing_error BINARY "${arg_BINARY}" LISTING "${arg_LISTING}"
     LIST_TIMEOUT "${arg_LIST_TIMEOUT}" OVERRIDDEN "${arg_OVERRIDDEN}" OWN_LIBRARIES "${arg_OWN_LIBRARIES}"
     BACKEND_LIBRARIES "${arg_BACKEND_LIBRARIES}" ENVIRONMENT ${arg_ENVIRONMENT})
