@@ -19,6 +19,19 @@ function(_tdc_glob_regexes out globs)
   set(${out} "${regexes}" PARENT_SCOPE)
 endfunction()
 
+# Writes `text` to `path` unless it exists, whole or not at all (under
+# `lock`, renamed into place): files named by their content are written once.
+function(_tdc_write_once path text lock)
+  if(EXISTS "${path}")
+    return()
+  endif()
+  file(LOCK "${lock}" GUARD FUNCTION TIMEOUT 120 RESULT_VARIABLE locked)
+  if(NOT EXISTS "${path}")
+    file(WRITE "${path}.new" "${text}")
+    file(RENAME "${path}.new" "${path}")
+  endif()
+endfunction()
+
 # A failing entry that prints one line: a setting this script reads is bad.
 function(_tdc_refusing_entry name batch labels message)
   add_test("${name}" "${batch}" "--refuse=${message}")
@@ -40,47 +53,58 @@ function(_tdc_all_level_labels out labels)
   set(${out} "${labels}" PARENT_SCOPE)
 endfunction()
 
-# Runs the suite's --tdc-list into LISTING, unless the list is fresh.
-# Sets <out> to "" or to why the listing failed (one line).
-function(_tdc_refresh_listing out)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "BINARY;LISTING;LIST_TIMEOUT;OVERRIDDEN;OWN_LIBRARIES;BACKEND_LIBRARIES"
+# Sets <out> to the suite's test list for this run's fingerprint, listing
+# the suite (--tdc-list) when there is none yet, and <error> to "" or to why
+# the listing failed (one line). Lists are kept per fingerprint
+# (<base>.<fingerprint>.txt) and never rewritten, so that ctest runs at once
+# on one build with different settings (a fault matrix beside a health
+# check) never read each other's list; a lock makes the second of two runs
+# with the same settings wait for the first one's list instead of listing
+# again. A list that reports a configuration error is used for this run only
+# (removed by the caller), never kept: the next run, with the setting fixed,
+# lists the tests.
+function(_tdc_listing out error)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "BINARY;BASE;LIST_TIMEOUT;OVERRIDDEN;OWN_LIBRARIES;BACKEND_LIBRARIES"
     "ENVIRONMENT")
   tdc_discovery_fingerprint(fingerprint "${arg_BINARY}" "${arg_OVERRIDDEN}" "${arg_OWN_LIBRARIES}"
     "${arg_BACKEND_LIBRARIES}")
-  set(stamp "${arg_LISTING}.fingerprint")
-  set(previous "")
-  if(EXISTS "${stamp}")
-    file(READ "${stamp}" previous)
-  endif()
-  set(${out} "" PARENT_SCOPE)
-  if(previous STREQUAL fingerprint AND EXISTS "${arg_LISTING}")
+  set(listing "${arg_BASE}.${fingerprint}.txt")
+  set(${out} "${listing}" PARENT_SCOPE)
+  set(${error} "" PARENT_SCOPE)
+  if(EXISTS "${listing}")
     return()
   endif()
-  file(REMOVE "${arg_LISTING}" "${stamp}")
+  file(LOCK "${arg_BASE}.lock" GUARD FUNCTION TIMEOUT ${arg_LIST_TIMEOUT} RESULT_VARIABLE locked)
+  if(EXISTS "${listing}")
+    return()  # another run listed it while this one waited
+  endif()
+  set(made "${listing}.new")
+  file(REMOVE "${made}")
   execute_process(
-    COMMAND "${CMAKE_COMMAND}" -E env ${arg_ENVIRONMENT} "${arg_BINARY}" "--tdc-list=${arg_LISTING}"
+    COMMAND "${CMAKE_COMMAND}" -E env ${arg_ENVIRONMENT} "${arg_BINARY}" "--tdc-list=${made}"
     TIMEOUT ${arg_LIST_TIMEOUT}
     RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
-  if(NOT result EQUAL 0 OR NOT EXISTS "${arg_LISTING}")
+  if(NOT result EQUAL 0 OR NOT EXISTS "${made}")
     string(STRIP "${output}" output)
     string(REGEX REPLACE ".*\n" "" last_line "${output}")
-    file(REMOVE "${arg_LISTING}")
-    set(${out} "listing the tests of ${arg_BINARY} failed (${result}): ${last_line}" PARENT_SCOPE)
+    file(REMOVE "${made}")
+    set(${error} "listing the tests of ${arg_BINARY} failed (${result}): ${last_line}" PARENT_SCOPE)
     return()
   endif()
-  file(STRINGS "${arg_LISTING}" header LIMIT_COUNT 1)
-  # A list that reports a configuration error is not kept: the next run,
-  # with the setting fixed, must list the tests.
-  if(NOT header STREQUAL "# configuration error")
-    file(WRITE "${stamp}" "${fingerprint}")
-    _tdc_write_check_names("${arg_LISTING}" "${arg_BINARY}")
+  file(STRINGS "${made}" header LIMIT_COUNT 1)
+  if(header STREQUAL "# configuration error")
+    set(${out} "${made}" PARENT_SCOPE)
+    return()
   endif()
+  file(RENAME "${made}" "${listing}")
+  _tdc_write_check_names("${listing}" "${arg_BASE}" "${arg_BINARY}")
 endfunction()
 
-# <listing>.checks: the binary's identity and its checks (Suite.Case), which
+# <base>.checks: the binary's identity and its checks (Suite.Case), which
 # no setting changes (settings change the instances after the "/"): enough
 # to tell, without listing again, that TDC_CHECKS selects none of them.
-function(_tdc_write_check_names listing binary)
+# Written under the listing's lock, renamed into place.
+function(_tdc_write_check_names listing base binary)
   file(STRINGS "${listing}" lines)
   set(checks "")
   foreach(line IN LISTS lines)
@@ -90,19 +114,20 @@ function(_tdc_write_check_names listing binary)
   list(REMOVE_DUPLICATES checks)
   _tdc_library_identity(identity "${binary}" FALSE)
   list(JOIN checks "\n" text)
-  file(WRITE "${listing}.checks" "${identity}\n${text}\n")
+  file(WRITE "${base}.checks.new" "${identity}\n${text}\n")
+  file(RENAME "${base}.checks.new" "${base}.checks")
 endfunction()
 
 # True when TDC_CHECKS is set and selects none of the binary's checks, as
 # its last listing named them: the suite then has no entries, and is not
 # listed again for this run's settings (the fault matrix changes settings on
 # every row and selects a few suites).
-function(_tdc_selects_nothing out listing binary)
+function(_tdc_selects_nothing out base binary)
   set(${out} FALSE PARENT_SCOPE)
-  if("$ENV{TDC_CHECKS}" STREQUAL "" OR NOT EXISTS "${listing}.checks")
+  if("$ENV{TDC_CHECKS}" STREQUAL "" OR NOT EXISTS "${base}.checks")
     return()
   endif()
-  file(STRINGS "${listing}.checks" known)
+  file(STRINGS "${base}.checks" known)
   list(POP_FRONT known identity)
   _tdc_library_identity(current "${binary}" FALSE)
   if(NOT identity STREQUAL current)
@@ -152,7 +177,7 @@ function(tdc_suite_entries)
   if(nothing)
     return()
   endif()
-  _tdc_refresh_listing(listing_error BINARY "${arg_BINARY}" LISTING "${arg_LISTING}"
+  _tdc_listing(listing listing_error BINARY "${arg_BINARY}" BASE "${arg_LISTING}"
     LIST_TIMEOUT "${arg_LIST_TIMEOUT}" OVERRIDDEN "${arg_OVERRIDDEN}" OWN_LIBRARIES "${arg_OWN_LIBRARIES}"
     BACKEND_LIBRARIES "${arg_BACKEND_LIBRARIES}" ENVIRONMENT ${arg_ENVIRONMENT})
   if(listing_error)
@@ -160,7 +185,10 @@ function(tdc_suite_entries)
       "${listing_error}")
     return()
   endif()
-  file(STRINGS "${arg_LISTING}" lines)
+  file(STRINGS "${listing}" lines)
+  if(listing MATCHES "[.]new$")
+    file(REMOVE "${listing}")  # a configuration error: never kept
+  endif()
   _tdc_glob_regexes(wanted "$ENV{TDC_CHECKS}")
 
   # The tests (TDC_CHECKS applied) and the shared devices they touch.
@@ -269,9 +297,11 @@ function(tdc_suite_entries)
       endif()
     endif()
     string(REGEX REPLACE "[^A-Za-z0-9._@+-]" "_" stem "${name}")
-    set(list_file "${arg_BATCHES_DIR}/${stem}.txt")
     list(JOIN tests_${id} "\n" text)
-    file(WRITE "${list_file}" "${text}\n")
+    # Named by its content: runs at once with other TDC_CHECKS never share one.
+    string(MD5 digest "${text}")
+    set(list_file "${arg_BATCHES_DIR}/${stem}.${digest}.txt")
+    _tdc_write_once("${list_file}" "${text}\n" "${arg_BATCHES_DIR}/.lock")
     add_test("${name}" "${arg_BATCH}" "--entry=${name}" "--tests=${list_file}" "--xml-dir=${arg_XML_DIR}"
       "--prefix=${arg_PREFIX}" "--isolation=${isolation}" ${environment_flags} -- "${arg_BINARY}")
     # Each check keeps its own timeout inside the batch (tdc_batch); this one

@@ -84,12 +84,10 @@ function(_tdc_discover target short_name prefix labels environment own_backends 
   set(TDC_LAUNCHER_OVERRIDES "${overridden}")
   set(TDC_BINARY "$<TARGET_FILE:${target}>")
   set(TDC_BATCH "$<TARGET_FILE:tdc_batch>")
-  set(TDC_LISTING_FILE "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.txt")
+  set(TDC_LISTING_FILE "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests")
   set(TDC_BATCHES_DIR "${CMAKE_BINARY_DIR}/batches")
   set(TDC_XML_DIR "${CMAKE_BINARY_DIR}/results/gtest")
   _tdc_torch_identity_libraries(TDC_IDENTITY_LIBRARIES)
-  # The waiver check's kept verdict is keyed by the same fingerprint.
-  set_property(GLOBAL APPEND PROPERTY TDC_SUITE_FINGERPRINTS "--fingerprint=${TDC_LISTING_FILE}.fingerprint")
   configure_file("${PROJECT_SOURCE_DIR}/cmake/TdcSuiteTests.cmake.in"
     "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake.gen" @ONLY)
   # Generator expressions (the binaries' paths) resolve at generate time.

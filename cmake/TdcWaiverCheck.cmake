@@ -13,13 +13,14 @@ endfunction()
 
 function(_tdc_add_waiver_check)
   get_property(runs GLOBAL PROPERTY TDC_SUITE_RUNS)
-  # The verdict is kept while nothing it depends on changes: the suites'
-  # discovery fingerprints (host, settings, libraries), the binaries and the
-  # waiver file (check_waivers.py).
-  get_property(fingerprints GLOBAL PROPERTY TDC_SUITE_FINGERPRINTS)
+  # The verdict is kept while nothing it depends on changes: the host, the
+  # discovery environment, the libraries, the binaries and the waiver file
+  # (check_waivers.py says how).
+  _tdc_torch_identity_libraries(libraries)
+  list(TRANSFORM libraries PREPEND "--library=")
   add_test(NAME waivers.every_waiver_applies_to_a_test
     COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/ci/check_waivers.py" ${runs}
-      "--default-waivers=${PROJECT_SOURCE_DIR}/suites/known_failures.txt" ${fingerprints}
+      "--default-waivers=${PROJECT_SOURCE_DIR}/suites/known_failures.txt" ${libraries}
       "--memo=${CMAKE_BINARY_DIR}/results/waiver-check.memo")
   set_tests_properties(waivers.every_waiver_applies_to_a_test PROPERTIES
     LABELS "conformance;waivers" TIMEOUT 300)

@@ -23,6 +23,7 @@ VERBS = {
     "cold-start": "tdc.bench.cold_start",
     "side-by-side": "tdc.bench.side_by_side",
     "harness-overhead": "tdc.bench.harness_overhead",
+    "level-times": "tdc.level_times",
 }
 
 

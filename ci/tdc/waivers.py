@@ -5,23 +5,27 @@ waiver is alive when one binary matched it, or when it is for another
 LibTorch version.
 
   ci/check_waivers.py --run=BINARY[,KEY=VALUE...] ... [--default-waivers=FILE]
-                      [--fingerprint=FILE ...] [--memo=FILE]
+                      [--library=FILE ...] [--memo=FILE]
 Exit status: 0 every waiver applies somewhere, 1 one does not, 2 bad input.
 
 Asking costs a LibTorch start-up per binary (about 8 s for 34 binaries on a
 2-core host), in every `ctest -L conformance`. With --memo, a passing verdict
-is kept with a key made of what the answers depend on: the suites' discovery
-fingerprints (--fingerprint: the files cmake/TdcDiscoveryFreshness.cmake.in
-writes from the host, the settings and the libraries, at every ctest start),
-the binaries and the waiver file's text. While the key is unchanged the
-verdict is reused and says so; anything else asks again, and a failing
-verdict is never kept."""
+is kept with a key made of what the answers depend on, the same things a
+suite's cached test list depends on (cmake/TdcDiscoveryFingerprint.cmake):
+the host, this process's discovery environment (the one list,
+cmake/discovery-environment.txt), the libraries loaded at run time (LibTorch's,
+--library, and the backends, TDC_BACKEND_LIBS and the runs' own), the binaries
+and the waiver file's text. The key is computed from this process's own
+environment, so ctest runs at once with other settings never share a
+verdict. While the key is unchanged the verdict is reused and says so;
+anything else asks again, and a failing verdict is never kept."""
 import hashlib
 import os
+import socket
 import subprocess
 import sys
 
-from tdc import cli, safeio
+from tdc import cli, discovery_env, safeio
 from tdc.errors import InputError
 
 ALIVE = ("matched", "other-version")
@@ -71,7 +75,14 @@ def file_identity(path, by_content=False):
 
 
 def memo_key(args):
-    parts = [file_identity(path, by_content=True) for path in args.fingerprint]
+    parts = [socket.gethostname()]
+    parts += [f"{k}={v}" for k, v in discovery_env.of(os.environ).items()]
+    backends = [p for p in os.environ.get("TDC_BACKEND_LIBS", "").split(":") if p]
+    for run in args.run:
+        backends += [a.split("=", 1)[1] for a in run.split(",")[1:] if a.startswith("TDC_BACKEND_LIBS=")]
+    # Backend libraries are small and rebuilt in place: known by content too.
+    parts += [file_identity(path, by_content=True) for path in sorted(set(backends))]
+    parts += [file_identity(path) for path in args.library]
     parts += [run + ";" + file_identity(run.split(",")[0]) for run in args.run]
     waivers = os.environ.get("TDC_KNOWN_FAILURES", args.default_waivers)
     parts.append(file_identity(waivers, by_content=True) if waivers else "waivers=none")
@@ -93,8 +104,8 @@ def parser():
     p.add_argument("--run", action="append", default=[], required=True,
                    help="BINARY[,KEY=VALUE...]: a suite binary and its settings")
     p.add_argument("--default-waivers", default="", help="the waiver file when TDC_KNOWN_FAILURES is unset")
-    p.add_argument("--fingerprint", action="append", default=[],
-                   help="a discovery fingerprint file the kept verdict depends on (repeatable)")
+    p.add_argument("--library", action="append", default=[],
+                   help="a library the binaries load (LibTorch's) that the kept verdict depends on (repeatable)")
     p.add_argument("--memo", help="keep a passing verdict here while its inputs are unchanged")
     return p
 

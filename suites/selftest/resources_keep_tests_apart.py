@@ -53,9 +53,9 @@ def overlaps(lines):
 
 
 def whole_device_spec(build_dir, share, path):
-    """The build's resource spec (made at ctest's start), each device with
+    """The build's resource spec (made at ctest's start, the newest one), each device with
     `share` slots: one claim of TDC_GPU_PERCENT holds all of it."""
-    with open(os.path.join(build_dir, "resources.json")) as f:
+    with open(max(glob.glob(os.path.join(build_dir, "resources.*.json")), key=os.path.getmtime)) as f:
         spec = json.load(f)
     for kind, items in spec["local"][0].items():
         for item in items:
@@ -66,8 +66,9 @@ def whole_device_spec(build_dir, share, path):
 
 
 def twin_listings(build_dir):
+    """The twins' cached test lists (one per fingerprint, <target>_tests.<fingerprint>.txt)."""
     return [path for suite in SUITES
-            for path in glob.glob(os.path.join(build_dir, "suites", suite, f"tdc_{suite}_with_loopback_tests.txt"))]
+            for path in glob.glob(os.path.join(build_dir, "suites", suite, f"tdc_{suite}_with_loopback_tests.*.txt"))]
 
 
 def forget_second_claims(listings):
@@ -128,9 +129,8 @@ def main():
             sabotaged_run, sabotaged = run(args.build_dir, spec, log, env)
         finally:
             for path in listings:  # the next ctest lists them again, honestly
-                for stale in (path, path + ".fingerprint"):
-                    if os.path.exists(stale):
-                        os.remove(stale)
+                if os.path.exists(path):
+                    os.remove(path)
         caught, _ = overlaps(sabotaged)
         caught_pairs = [c for c in caught if any(p in c for p in PAIR_CHECKS)]
         refused = [l for l in sabotaged_run.stdout.splitlines() if "which needs its own resource" in l]
