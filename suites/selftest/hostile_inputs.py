@@ -41,7 +41,7 @@ def commands(ci):
                              os.path.join(ROOT, "bench", "thresholds.json")],
         "compare": [PY, tool("compare", "bench/compare_baseline.py")],
         "check-waivers": [PY, f"{ci}/check_waivers.py"], "annotate": [PY, f"{ci}/annotate_junit.py"],
-        "context": [PY, f"{ci}/context.py"], "resource-spec": [PY, f"{ci}/resource_spec.py"],
+        "context": [PY, f"{ci}/context.py"],
     }
 
 
@@ -53,6 +53,7 @@ def synthetic_results(folder):
     verify need to reach the check under test."""
     os.makedirs(os.path.join(folder, "gtest", "Placement.ModuleToMovesParametersAndBuffers"))
     shutil.copy(os.path.join(HOSTILE, "passing.xml"), os.path.join(folder, "junit.xml"))
+    shutil.copy(os.path.join(HOSTILE, "passing.xml"), os.path.join(folder, "ctest-junit.xml"))
     context = results.stamp({"run_id": "20260101T000000Z-0123abcd", "host": "hostile", "devices": {},
                              "environment": {}, "expect": "", "git": {"commit": None, "dirty": False,
                                                                       "dirty_files": []},

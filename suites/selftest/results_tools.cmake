@@ -20,7 +20,7 @@ endforeach()
 # input against each entry point: the documented exit status and one line
 # (suites/selftest/hostile/cases.py).
 foreach(entry annotate check-thresholds check-waivers compare context health mustpass package
-        resource-spec run summarize verdict verify)
+        run summarize verdict verify)
   tdc_add_selftest(NAME hostile.${entry} TIMEOUT 600
     COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/hostile_inputs.py" --entry ${entry}
       --build-dir "${CMAKE_BINARY_DIR}")

@@ -395,11 +395,9 @@ CASES = [
          make=lambda t: (fake_suite(t, b"w.txt:2\\tmatched\\n"), open(f"{t}/memo", "wb").write(b"caf\xe9\n"))),
     Case("check-waivers", "no --run", [], 2, "the following arguments are required: --run"),
 
-    # --- annotate, context, resource spec ---
+    # --- annotate, context ---
     Case("annotate", "truncated JUnit", ["--junit={h}/truncated.xml", "--context={t}/c.json"], 2, "not well-formed",
          make=lambda t: write_json(f"{t}/c.json", _context())),
     Case("annotate", "context a list", ["--junit={h}/passing.xml", "--context={h}/list.json"], 2, "expected an object"),
     Case("context", "not a build", ["--build-dir={t}", "--out={t}/c.json"], 2, "is not a configured build"),
-    Case("resource-spec", "not a build", ["--build-dir={t}"], 2, "device_select is missing"),
-    Case("resource-spec", "--slots 0", ["--build-dir={t}", "--slots=0"], 2, r"out of range \(1\.\.100\)"),
 ]
