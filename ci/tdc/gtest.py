@@ -10,7 +10,6 @@ less ".xml" (one testcase per file, path = ctest name). A file that cannot be
 read is an error, never skipped: a lost `check` property changes what the
 fault matrix and the verifier conclude.
 """
-import math
 import os
 import re
 import shutil

@@ -222,7 +222,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("tdc run", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

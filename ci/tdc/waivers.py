@@ -19,7 +19,6 @@ verdict is never kept."""
 import hashlib
 import os
 import subprocess
-import sys
 
 from tdc import cli, safeio
 from tdc.errors import InputError
@@ -134,7 +133,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("check_waivers", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

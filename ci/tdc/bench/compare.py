@@ -29,7 +29,6 @@ one line) or partial coverage (fewer compared than the baseline has;
 --allow-partial accepts that and lists what was not compared)."""
 import os
 import statistics
-import sys
 
 from tdc import cli, safeio
 from tdc.bench import results as bench_results
@@ -157,7 +156,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("compare", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -10,9 +10,7 @@ comparison must then call them regressed.
 Prints one line per pair and the totals; exit 0 (a measurement, not a gate),
 2 bad input."""
 import os
-import statistics
 import subprocess
-import sys
 import tempfile
 
 from tdc import cli
@@ -95,7 +93,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("compare-noise", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -156,7 +156,3 @@ def print_summary(results, out_dir):
 
 def main(argv=None):
     return cli.run_main("run_all", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())
