@@ -197,7 +197,8 @@ def execute(args, started, started_wall):
                               ctest.outcomes(log), selected, why, unrun)
     summary = results.write(paths["summary.json"], summary, "summary")
     annotate.run(["--junit", paths["junit.xml"], "--context", paths["context.json"],
-                  "--name", args.name or f"tdc-level{args.level}", "--summary", paths["summary.json"]])
+                  "--name", args.name or f"tdc-level{args.level}", "--summary", paths["summary.json"],
+                  "--gtest-dir", gtest_dir])
     if not args.quiet and not args.print_verdict:
         print("\n".join(summarize.console(summary)))
     return paths["summary.json"], 1 if summary["totals"]["failed"] else 0
