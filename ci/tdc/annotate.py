@@ -6,12 +6,12 @@ each test failed: <testsuite name> and hostname (ctest leaves "(empty)" and
 
   ci/annotate_junit.py --junit FILE --context context.json [--name NAME] [--summary summary.json]
 With --summary, each failed <testcase> gets the summary's message (GoogleTest's
-failure message, or the entry's last meaningful line).
+failure message, or the entry's last meaningful line); a batched entry (one
+ctest entry, many checks: --gtest-dir says which) gets its failed checks'.
 Exit status 0, or 2 with one line when a file is damaged."""
-import sys
 import xml.etree.ElementTree as ET
 
-from tdc import cli, junit, results, safeio
+from tdc import cli, gtest, junit, results, safeio
 from tdc.errors import InputError
 
 
@@ -60,6 +60,7 @@ def parser():
     p.add_argument("--context", required=True, help="the run's context.json")
     p.add_argument("--name", default="tdc", help="the <testsuite> name (default tdc)")
     p.add_argument("--summary", help="summary.json whose failure messages go into the JUnit")
+    p.add_argument("--gtest-dir", help="the run's GoogleTest XML, for batched entries' checks")
     return p
 
 
@@ -67,10 +68,16 @@ def run(argv):
     args = parser().parse_args(argv)
     context = results.read(args.context, "context")
     messages = {}
+    root = safeio.parse_xml(args.junit, "JUnit file")
     if args.summary:
         summary = results.read(args.summary, "summary")
         messages = {t["name"]: t["message"] for t in summary["tests"] if t["status"] == "failed"}
-    root = safeio.parse_xml(args.junit, "JUnit file")
+        entries = [case.get("name") for case in root.iter("testcase") if case.get("name") not in messages]
+        owned = gtest.owners(gtest.read_dir(args.gtest_dir), entries) if args.gtest_dir else {}
+        for entry, checks in owned.items():
+            failed = [c for c in checks if c in messages]
+            if failed:
+                messages[entry] = f"{len(failed)} check(s) failed, e.g. {failed[0]}: {messages[failed[0]]}"
     if root.tag not in ("testsuite", "testsuites") or not annotate(root, context, args.name, messages):
         raise InputError(f"{args.junit} has no <testsuite>")
     safeio.write_text(args.junit, ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n",
@@ -80,7 +87,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("annotate_junit", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

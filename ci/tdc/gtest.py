@@ -11,7 +11,6 @@ that ran it, `entry`), else by the file's path under the folder less ".xml"
 read is an error, never skipped: a lost `check` property changes what the
 fault matrix and the verifier conclude.
 """
-import math
 import os
 import re
 import shutil

@@ -15,7 +15,6 @@ Exit status: 0 all passed, 1 a test failed, 2 a damaged or empty input
 (one line naming it, never a traceback)."""
 import collections
 import re
-import sys
 import xml.etree.ElementTree as ET
 
 from tdc import cli, ctest, gtest, junit, names, results, safeio
@@ -253,7 +252,3 @@ def summarize(argv):
 
 def main(argv=None):
     return cli.run_main("summarize", summarize, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -28,7 +28,6 @@ package (one line: not gzip, truncated, a CRC error, trailing data, too
 large expanded, links, `..` or non-UTF-8 names, a member twice)."""
 import os
 import re
-import sys
 import tempfile
 
 from tdc import ROOT, cli, context as context_module, gtest, junit, levels, names, packaging, results, safeio
@@ -365,7 +364,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("verify", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

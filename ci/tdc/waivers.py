@@ -23,7 +23,6 @@ import hashlib
 import os
 import socket
 import subprocess
-import sys
 
 from tdc import cli, discovery_env, safeio
 from tdc.errors import InputError
@@ -145,7 +144,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("check_waivers", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

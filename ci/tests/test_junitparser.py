@@ -39,3 +39,20 @@ def test_every_failure_has_its_reason(tmp_path):
     assert all(after.values())
     # The statuses did not change with the annotation.
     assert junit.statuses(junit.read(path)) == {t["name"]: t["status"] for t in summary["tests"]}
+
+
+def test_a_batched_entry_names_its_failed_check(tmp_path):
+    from conftest import junit_text
+    from test_summarize import BATCH
+    from tdc import gtest
+    path = str(tmp_path / "junit.xml")
+    (tmp_path / "junit.xml").write_text(junit_text(("placement@cpu", "fail", '<failure message=""/>')))
+    (tmp_path / "gtest").mkdir()
+    (tmp_path / "gtest" / "placement@cpu.xml").write_text(
+        BATCH.format(fail='<failure message="a.cpp:1&#10;copy differs at 5"/>'))
+    (tmp_path / "context.json").write_text(json.dumps(context_doc()))
+    results.write(str(tmp_path / "summary.json"),
+                  summarize.build(junit.read(path), gtest.read_dir(str(tmp_path / "gtest")), {}, 1.0, 1), "summary")
+    assert annotate.main(["--junit", path, "--context", str(tmp_path / "context.json"), "--summary",
+                          str(tmp_path / "summary.json"), "--gtest-dir", str(tmp_path / "gtest")]) == 0
+    assert failure_messages(path) == {"placement@cpu": "1 check(s) failed, e.g. Placement.X/cpu: copy differs at 5"}

@@ -57,3 +57,31 @@ def test_no_build_is_unknown_with_a_verdict(capsys, tmp_path):
                             "--level", "1", "--print-verdict"])
     out = capsys.readouterr().out
     assert status == 2 and '"verdict": "unknown"' in out and "no TDC build" in out
+
+
+LOG = """Test project /b
+      Start 1: A.x/cpu
+ 1/3 Test #1: A.x/cpu ..........................   Passed    0.31 sec
+ 2/3 Test #2: loopback:A.x/loopback_0 ..........***Timeout  16.02 sec
+"""
+
+
+def test_a_killed_ctest_keeps_what_ended(tmp_path):
+    from tdc import junit, summarize
+    paths = {"ctest.log": str(tmp_path / "ctest.log"), "junit.xml": str(tmp_path / "junit.xml")}
+    (tmp_path / "ctest.log").write_text(LOG)
+    pipeline.salvage_junit(paths, 50)
+    cases = junit.read(paths["junit.xml"])
+    assert junit.statuses(cases) == {"A.x/cpu": "passed", "loopback:A.x/loopback_0": "failed"}
+    from tdc import ctest
+    summary = summarize.build(cases, {}, {}, 50.0, 1, ctest.outcomes(LOG), ["A.x/cpu", "loopback:A.x/loopback_0",
+                                                                           "B.y/cpu"], "the budget ran out")
+    by_name = {t["name"]: t for t in summary["tests"]}
+    assert by_name["loopback:A.x/loopback_0"]["message"].startswith("timed out after 16.0 s")
+    assert by_name["B.y/cpu"]["message"] == "not run: the budget ran out"
+
+
+def test_a_killed_ctest_that_reported_nothing_is_unknown(tmp_path):
+    (tmp_path / "ctest.log").write_text("Test project /b\n")
+    with pytest.raises(InputError, match="reported no result"):
+        pipeline.salvage_junit({"ctest.log": str(tmp_path / "ctest.log"), "junit.xml": str(tmp_path / "j.xml")}, 50)

@@ -28,5 +28,5 @@ endforeach()
 
 tdc_add_selftest(NAME summarize_groups_failures_by_root_cause
   COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/summary_groups_root_causes.py")
-tdc_add_selftest(NAME fault_matrix_selects_by_metadata
-  COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fault_matrix_selects_by_metadata.py")
+# selftest.fault_matrix_selects_by_metadata is registered with the fault
+# registry's self-tests (fault_checks.cmake, the loopback branch).
