@@ -191,15 +191,13 @@ def execute(args, started, started_wall):
                               results.read(paths["context.json"], "context"), seconds, args.level,
                               ctest.outcomes(log), selected, why, unrun)
     summary = results.write(paths["summary.json"], summary, "summary")
-<<<<<<< HEAD
     name = args.name or f"tdc-level{args.level}"
+    # junit.xml: one testcase per check per device, what CI systems read;
+    # ctest's own (one per entry) gets the context and its failures' reasons too.
     junit_report.write(paths["junit.xml"], summary, name)
     annotate.run(["--junit", paths["junit.xml"], "--context", paths["context.json"], "--name", name])
-=======
-    annotate.run(["--junit", paths["junit.xml"], "--context", paths["context.json"],
-                  "--name", args.name or f"tdc-level{args.level}", "--summary", paths["summary.json"],
-                  "--gtest-dir", gtest_dir])
->>>>>>> pypkg
+    annotate.run(["--junit", paths["ctest-junit.xml"], "--context", paths["context.json"], "--name", name,
+                  "--summary", paths["summary.json"], "--gtest-dir", gtest_dir])
     if not args.quiet and not args.print_verdict:
         print("\n".join(summarize.console(summary)))
     return paths["summary.json"], 1 if summary["totals"]["failed"] else 0
