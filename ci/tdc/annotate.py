@@ -11,7 +11,7 @@ ctest entry, many checks: --gtest-dir says which) gets its failed checks'.
 Exit status 0, or 2 with one line when a file is damaged."""
 import xml.etree.ElementTree as ET
 
-from tdc import cli, gtest, junit, results, safeio
+from tdc import cli, junit, results, safeio
 from tdc.errors import InputError
 
 
@@ -60,7 +60,6 @@ def parser():
     p.add_argument("--context", required=True, help="the run's context.json")
     p.add_argument("--name", default="tdc", help="the <testsuite> name (default tdc)")
     p.add_argument("--summary", help="summary.json whose failure messages go into the JUnit")
-    p.add_argument("--gtest-dir", help="the run's GoogleTest XML, for batched entries' checks")
     return p
 
 
@@ -72,11 +71,14 @@ def run(argv):
     if args.summary:
         summary = results.read(args.summary, "summary")
         messages = {t["name"]: t["message"] for t in summary["tests"] if t["status"] == "failed"}
-        entries = [case.get("name") for case in root.iter("testcase") if case.get("name") not in messages]
-        owned = gtest.owners(gtest.read_dir(args.gtest_dir), entries) if args.gtest_dir else {}
-        for entry, checks in owned.items():
-            failed = [c for c in checks if c in messages]
-            if failed:
+        # A batched entry (ctest's JUnit: one testcase per entry) names its
+        # failed checks, which the summary lists with their entry.
+        failed_checks = {}
+        for test in summary["tests"]:
+            if test["status"] == "failed" and test.get("entry") and test["name"] != test["entry"]:
+                failed_checks.setdefault(test["entry"], []).append(test["name"])
+        for entry, failed in failed_checks.items():
+            if entry not in messages:
                 messages[entry] = f"{len(failed)} check(s) failed, e.g. {failed[0]}: {messages[failed[0]]}"
     if root.tag not in ("testsuite", "testsuites") or not annotate(root, context, args.name, messages):
         raise InputError(f"{args.junit} has no <testsuite>")

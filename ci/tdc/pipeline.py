@@ -197,7 +197,7 @@ def execute(args, started, started_wall):
     junit_report.write(paths["junit.xml"], summary, name)
     annotate.run(["--junit", paths["junit.xml"], "--context", paths["context.json"], "--name", name])
     annotate.run(["--junit", paths["ctest-junit.xml"], "--context", paths["context.json"], "--name", name,
-                  "--summary", paths["summary.json"], "--gtest-dir", gtest_dir])
+                  "--summary", paths["summary.json"]])
     if not args.quiet and not args.print_verdict:
         print("\n".join(summarize.console(summary)))
     return paths["summary.json"], 1 if summary["totals"]["failed"] else 0

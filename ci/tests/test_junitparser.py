@@ -54,5 +54,5 @@ def test_a_batched_entry_names_its_failed_check(tmp_path):
     results.write(str(tmp_path / "summary.json"),
                   summarize.build(junit.read(path), gtest.read_dir(str(tmp_path / "gtest")), {}, 1.0, 1), "summary")
     assert annotate.main(["--junit", path, "--context", str(tmp_path / "context.json"), "--summary",
-                          str(tmp_path / "summary.json"), "--gtest-dir", str(tmp_path / "gtest")]) == 0
+                          str(tmp_path / "summary.json")]) == 0
     assert failure_messages(path) == {"placement@cpu": "1 check(s) failed, e.g. Placement.X/cpu: copy differs at 5"}

@@ -68,10 +68,10 @@ LOG = """Test project /b
 
 def test_a_killed_ctest_keeps_what_ended(tmp_path):
     from tdc import junit, summarize
-    paths = {"ctest.log": str(tmp_path / "ctest.log"), "junit.xml": str(tmp_path / "junit.xml")}
+    paths = {"ctest.log": str(tmp_path / "ctest.log"), "ctest-junit.xml": str(tmp_path / "ctest-junit.xml")}
     (tmp_path / "ctest.log").write_text(LOG)
     pipeline.salvage_junit(paths, 50)
-    cases = junit.read(paths["junit.xml"])
+    cases = junit.read(paths["ctest-junit.xml"])
     assert junit.statuses(cases) == {"A.x/cpu": "passed", "loopback:A.x/loopback_0": "failed"}
     from tdc import ctest
     summary = summarize.build(cases, {}, {}, 50.0, 1, ctest.outcomes(LOG), ["A.x/cpu", "loopback:A.x/loopback_0",
@@ -84,4 +84,4 @@ def test_a_killed_ctest_keeps_what_ended(tmp_path):
 def test_a_killed_ctest_that_reported_nothing_is_unknown(tmp_path):
     (tmp_path / "ctest.log").write_text("Test project /b\n")
     with pytest.raises(InputError, match="reported no result"):
-        pipeline.salvage_junit({"ctest.log": str(tmp_path / "ctest.log"), "junit.xml": str(tmp_path / "j.xml")}, 50)
+        pipeline.salvage_junit({"ctest.log": str(tmp_path / "ctest.log"), "ctest-junit.xml": str(tmp_path / "j.xml")}, 50)
