@@ -7,7 +7,8 @@ each test failed: <testsuite name> and hostname (ctest leaves "(empty)" and
   ci/annotate_junit.py --junit FILE --context context.json [--name NAME] [--summary summary.json]
 With --summary, each failed <testcase> gets the summary's message (GoogleTest's
 failure message, or the entry's last meaningful line); a batched entry (one
-ctest entry, many checks: --gtest-dir says which) gets its failed checks'.
+ctest entry, many checks: the summary says which, by their entry) gets its
+failed checks'.
 Exit status 0, or 2 with one line when a file is damaged."""
 import xml.etree.ElementTree as ET
 
