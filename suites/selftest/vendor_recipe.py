@@ -59,6 +59,8 @@ def run_recipe(commands, build_dir, library, name, workdir):
         if command in build_lines:
             continue
         command = command.replace(VENDOR_LIBRARY, library).replace(VENDOR_BUILD, build_dir)
+        if command.startswith("ci/"):  # the tree's own tools, from wherever it is run
+            command = os.path.join(ROOT, command)
         command = command.replace(f"{VENDOR_NAME}:", f"{name}:")
         script.append(command)
     run = subprocess.run(["bash", "-c", "\n".join(script)], cwd=workdir, capture_output=True,
@@ -87,8 +89,6 @@ def main():
     os.environ.clear()
     os.environ.update(clean_env)
     with tempfile.TemporaryDirectory() as workdir:
-        if os.path.exists(os.path.join(build_dir, "vendor.xml")):
-            os.remove(os.path.join(build_dir, "vendor.xml"))
         library = os.path.join(workdir, "libmybackend.so")
         shutil.copyfile(altdev, library)
         run, script = run_recipe(commands, build_dir, library, args.backend_name, workdir)
@@ -96,11 +96,12 @@ def main():
             print("FAILED:", script)
             return 1
         print("ran the README's recipe:\n  " + script.replace("\n", "\n  "))
-        report = os.path.join(build_dir, "vendor.xml")  # ctest writes it relative to --test-dir
+        # The recipe's run leaves its results where it was run.
+        report = os.path.join(workdir, "vendor-results", "junit.xml")
         if run.returncode != 0:
             problems.append(f"the recipe exited {run.returncode}")
         if not os.path.exists(report):
-            problems.append("the recipe left no vendor.xml")
+            problems.append("the recipe left no vendor-results/junit.xml")
         else:
             result = verdicts(report)
             on_vendor = {n: v for n, v in result.items()
@@ -128,7 +129,8 @@ def main():
         # The vendor rebuilds the library in place; here it becomes another
         # backend (the loopback), so the old list matches no test any more.
         # The environment stays the same: only the library's identity changed.
-        env = dict(os.environ, TDC_BACKEND_LIBS=library)
+        # One entry per check (TDC_ISOLATE=check): entries named as the checks.
+        env = dict(os.environ, TDC_BACKEND_LIBS=library, TDC_ISOLATE="check")
         list_command = ["ctest", "--test-dir", build_dir, "-N", "-L", "placement", "-LE", "loopback"]
         before = subprocess.run(list_command, env=env, capture_output=True, text=True, timeout=600).stdout
         if f"/{args.backend_name}_0" not in before:
