@@ -19,6 +19,8 @@ import socket
 import subprocess
 import sys
 
+from tdc.fleet.allocation import slurm_context
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Variables that change which devices a run sees (discovery, masking, plugins).
 DISCOVERY_ENV = re.compile(r"^(TDC_[A-Z0-9_]+|[A-Z]+_VISIBLE_DEVICES|CUDA_DEVICE_ORDER|"
@@ -140,6 +142,7 @@ def main():
         print(error, file=sys.stderr)
         return 2
     loopback = os.path.join(args.build_dir, "lib", "libtdc_loopback.so")
+    host_devices = devices(args.build_dir, [])
     context = {
         "host": socket.gethostname(),
         "os": os_release(),
@@ -151,7 +154,7 @@ def main():
         "benchmark_version": package_version(cache.get("benchmark_DIR"), "benchmark"),
         "torch_dir": cache.get("Torch_DIR"),
         "build_type": cache.get("CMAKE_BUILD_TYPE"),
-        "devices": devices(args.build_dir, []),
+        "devices": host_devices,
         "loopback_devices": devices(args.build_dir, [f"--backend-lib={loopback}"])
         if os.path.exists(loopback) else None,
         "environment": {k: v for k, v in sorted(os.environ.items()) if DISCOVERY_ENV.match(k)},
@@ -160,6 +163,8 @@ def main():
         "suite_version": suite_version(),
         "level": args.level,
         "command_line": args.command_line,
+        # The Slurm job and its GPUs, job-local index to global index and identity.
+        "slurm": slurm_context(os.environ, host_devices),
     }
     with open(args.out, "w") as f:
         json.dump(context, f, indent=2)

@@ -1,0 +1,132 @@
+"""The body every node adapter shares (ci/fleet/: Slurm's HealthCheckProgram,
+Prolog and Epilog, the NHC check, node-problem-detector): level 1 of a
+shared build, run from a node-private run tree within a time budget, the
+expectation taken from what Slurm says the node or job has, and, with
+--drain, the one drain rule (tdc.fleet.drain) applied to the node.
+
+  python3 -m tdc.fleet.node_check [--build-dir DIR] [--budget SECONDS] [--drain]
+      [--node NAME] [--job-gpus LIST] [--state-dir DIR] [--width N]
+--build-dir defaults to TDC_BUILD_DIR; --node to SLURMD_NODENAME, else the
+short host name; --job-gpus (a Prolog's SLURM_JOB_GPUS) checks exactly those
+GPUs: CUDA_VISIBLE_DEVICES is set to them, so the job's own cuda:i is the
+i-th of them, and the message names both. Without TDC_EXPECT the expectation
+is the loopback's device count when the loopback is the backend, the job's
+GPUs, or the GPUs Slurm configures on the node (gres gpu:N).
+
+Prints one line, `<verdict>: <message>` (at most --width characters), and
+the drain's one line on stderr. Exit 0 healthy, 1 unhealthy, 2 unknown.
+"""
+import argparse
+import hashlib
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+
+from tdc.fleet import allocation, drain, run_tree
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+EXIT = {"healthy": 0, "unhealthy": 1, "unknown": 2}
+
+
+def configured_gpus(node):
+    """The GPU count Slurm configures on NODE (sinfo %G: gpu:8, gpu:a100:4(S:0-1)), or 0."""
+    try:
+        out = subprocess.run([os.environ.get("SINFO", "sinfo"), "-h", "-N", "-n", node, "-o", "%G"],
+                             capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    total = 0
+    for item in re.split(r",(?![^(]*\))", out.splitlines()[0] if out.strip() else ""):
+        match = re.match(r"^gpu(?::[^:(]+)?:(\d+)", item.strip())
+        total += int(match.group(1)) if match else 0
+    return total
+
+
+def check_environment(env, node, job_gpus):
+    env = dict(env, CUDA_DEVICE_ORDER="PCI_BUS_ID")
+    if job_gpus:
+        env["SLURM_JOB_GPUS"] = job_gpus
+        env["CUDA_VISIBLE_DEVICES"] = job_gpus
+    if not env.get("TDC_EXPECT"):
+        backend = (env.get("TDC_BACKEND_LIBS") or "").split(":")[0]
+        expect = allocation.expectation(env, backend)
+        if not expect and not job_gpus and node:
+            count = configured_gpus(node)
+            expect = f"cuda:{count}" if count else None
+        if expect:
+            env["TDC_EXPECT"] = expect
+    return env
+
+
+def run_health(build_dir, budget, state_dir, env, node):
+    """ci/health's verdict (a dict) from NODE's run tree of BUILD_DIR (named
+    by the node too: a state folder on shared storage stays per node)."""
+    key = node + "-" + hashlib.sha256(os.path.abspath(build_dir).encode()).hexdigest()[:12]
+    try:
+        tree = run_tree.prepare(build_dir, os.path.join(state_dir, f"run-{key}"))
+    except (run_tree.RunTreeError, OSError) as error:
+        return {"verdict": "unknown", "message": str(error)}
+    out = os.path.join(state_dir, f"last-{key}")
+    command = [os.path.join(ROOT, "ci", "health"), f"--build-dir={tree}", f"--budget={budget}",
+               f"--out={out}", f"--verdict={out}.json"]
+    try:
+        run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=budget + 30)
+    except subprocess.TimeoutExpired:
+        return {"verdict": "unknown", "message": f"ci/health did not finish within {budget + 30} s"}
+    for line in reversed(run.stdout.splitlines()):
+        try:
+            verdict = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(verdict, dict) and verdict.get("verdict") in EXIT:
+            return verdict
+    return {"verdict": "unknown", "message": f"ci/health printed no verdict (exit {run.returncode})"}
+
+
+def message_of(verdict, env):
+    """The verdict's message; job-local GPUs also named by Slurm's index."""
+    message = str(verdict.get("message", ""))
+    gpus = allocation.gpu_list(env.get("SLURM_JOB_GPUS"))
+    if gpus and env.get("CUDA_VISIBLE_DEVICES") == env.get("SLURM_JOB_GPUS"):
+        mapping = ",".join(f"cuda:{i}=GPU {g}" for i, g in enumerate(gpus))
+        message += f" [job GPUs {mapping}]"
+    return message
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build-dir", default=os.environ.get("TDC_BUILD_DIR", ""))
+    parser.add_argument("--budget", type=int, default=int(os.environ.get("TDC_HEALTH_BUDGET", "45")))
+    parser.add_argument("--drain", action="store_true")
+    parser.add_argument("--node", default=os.environ.get("SLURMD_NODENAME") or socket.gethostname().split(".")[0])
+    parser.add_argument("--job-gpus", default="")
+    parser.add_argument("--state-dir", default=os.environ.get("TDC_HEALTH_STATE", "/var/tmp/tdc-health"))
+    parser.add_argument("--width", type=int, default=200)
+    args = parser.parse_args(argv)
+    if args.budget < 5:
+        print(f"node_check: --budget={args.budget}: at least 5 seconds", file=sys.stderr)
+        return 2
+    env = check_environment(os.environ, args.node, args.job_gpus)
+    if not args.build_dir:
+        verdict = {"verdict": "unknown", "message": "no TDC build (--build-dir or TDC_BUILD_DIR)"}
+    else:
+        os.makedirs(args.state_dir, exist_ok=True)
+        verdict = run_health(args.build_dir, args.budget, args.state_dir, env, args.node)
+    outcome = verdict["verdict"]
+    message = message_of(verdict, env)
+    status = EXIT[outcome]
+    if args.drain:
+        try:
+            print(drain.apply(args.node, outcome, message), file=sys.stderr)
+        except drain.SlurmUnreachable as error:
+            print(f"node_check: cannot apply the drain rule: {error}", file=sys.stderr)
+            status = max(status, 2) if outcome != "healthy" else 2
+    print(f"{outcome}: {message}"[:args.width])
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
