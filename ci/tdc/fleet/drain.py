@@ -13,18 +13,14 @@ node-mark-offline / node-mark-online with `TDC:` for `NHC:`:
 Prints what it did, one line; exit 0, or 2 when Slurm cannot be asked or told.
 """
 import argparse
-import os
-import subprocess
 import sys
+
+from tdc.fleet.slurm import SlurmError, run
 
 LEADER = "TDC:"
 # Slurm's node states in which a reason is shown (sinfo %T, lower case).
 DRAINED = ("drain", "drained", "draining", "fail", "failing", "maint", "down")
 REASON_LIMIT = 200  # a reason is one short line in sinfo and scontrol
-
-
-class SlurmUnreachable(Exception):
-    pass
 
 
 def decide(verdict, state, reason):
@@ -47,39 +43,26 @@ def drain_reason(verdict, message):
     return line[:REASON_LIMIT]
 
 
-def _run(command):
-    try:
-        run = subprocess.run(command, capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        raise SlurmUnreachable(f"{command[0]}: {error}")
-    if run.returncode != 0:
-        lines = [line for line in run.stderr.splitlines() if line.strip()]
-        raise SlurmUnreachable(f"{' '.join(command[:3])}: {lines[-1] if lines else f'exit {run.returncode}'}")
-    return run.stdout
-
-
-def node_state(node, sinfo="sinfo"):
+def node_state(node):
     """(state, reason) as Slurm shows them; one partition's line is enough."""
-    out = _run([sinfo, "-h", "-N", "-n", node, "-o", "%T|%E"])
+    out = run(["sinfo", "-h", "-N", "-n", node, "-o", "%T|%E"])
     lines = [line for line in out.splitlines() if line.strip()]
     if not lines:
-        raise SlurmUnreachable(f"sinfo knows no node '{node}'")
+        raise SlurmError(f"sinfo knows no node '{node}'")
     state, _, reason = lines[0].partition("|")
     return state.strip(), reason.strip()
 
 
-def apply(node, verdict, message, scontrol=None, sinfo=None):
+def apply(node, verdict, message):
     """Applies the rule to NODE through Slurm; returns one line saying what it did."""
-    scontrol = scontrol or os.environ.get("SCONTROL", "scontrol")
-    sinfo = sinfo or os.environ.get("SINFO", "sinfo")
-    state, reason = node_state(node, sinfo)
+    state, reason = node_state(node)
     action, kept = decide(verdict, state, reason)
     if action == "drain":
         new_reason = drain_reason(verdict, message)
-        _run([scontrol, "update", f"NodeName={node}", "State=DRAIN", f"Reason={new_reason}"])
+        run(["scontrol", "update", f"NodeName={node}", "State=DRAIN", f"Reason={new_reason}"])
         return f"drained {node}: {new_reason}"
     if action == "resume":
-        _run([scontrol, "update", f"NodeName={node}", "State=RESUME"])
+        run(["scontrol", "update", f"NodeName={node}", "State=RESUME"])
         return f"resumed {node} (was drained by TDC: {reason})"
     if action == "keep":
         return f"kept {node} as it is: its reason was not set by TDC ({kept})"
@@ -94,7 +77,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     try:
         print(apply(args.node, args.verdict, args.message))
-    except SlurmUnreachable as error:
+    except SlurmError as error:
         print(f"drain: {error}", file=sys.stderr)
         return 2
     return 0

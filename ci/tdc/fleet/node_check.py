@@ -20,12 +20,12 @@ import argparse
 import hashlib
 import json
 import os
-import re
 import socket
 import subprocess
 import sys
 
 from tdc.fleet import allocation, drain, run_tree
+from tdc.fleet.slurm import SlurmError, gres_gpus, run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 EXIT = {"healthy": 0, "unhealthy": 1, "unknown": 2}
@@ -34,15 +34,10 @@ EXIT = {"healthy": 0, "unhealthy": 1, "unknown": 2}
 def configured_gpus(node):
     """The GPU count Slurm configures on NODE (sinfo %G: gpu:8, gpu:a100:4(S:0-1)), or 0."""
     try:
-        out = subprocess.run([os.environ.get("SINFO", "sinfo"), "-h", "-N", "-n", node, "-o", "%G"],
-                             capture_output=True, text=True, timeout=20).stdout
-    except (OSError, subprocess.TimeoutExpired):
+        out = run(["sinfo", "-h", "-N", "-n", node, "-o", "%G"], timeout=20)
+    except SlurmError:
         return 0
-    total = 0
-    for item in re.split(r",(?![^(]*\))", out.splitlines()[0] if out.strip() else ""):
-        match = re.match(r"^gpu(?::[^:(]+)?:(\d+)", item.strip())
-        total += int(match.group(1)) if match else 0
-    return total
+    return gres_gpus(out.splitlines()[0] if out.strip() else "")
 
 
 def check_environment(env, node, job_gpus):
@@ -73,17 +68,17 @@ def run_health(build_dir, budget, state_dir, env, node):
     command = [os.path.join(ROOT, "ci", "health"), f"--build-dir={tree}", f"--budget={budget}",
                f"--out={out}", f"--verdict={out}.json"]
     try:
-        run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=budget + 30)
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=budget + 30)
     except subprocess.TimeoutExpired:
         return {"verdict": "unknown", "message": f"ci/health did not finish within {budget + 30} s"}
-    for line in reversed(run.stdout.splitlines()):
+    for line in reversed(done.stdout.splitlines()):
         try:
             verdict = json.loads(line)
         except ValueError:
             continue
         if isinstance(verdict, dict) and verdict.get("verdict") in EXIT:
             return verdict
-    return {"verdict": "unknown", "message": f"ci/health printed no verdict (exit {run.returncode})"}
+    return {"verdict": "unknown", "message": f"ci/health printed no verdict (exit {done.returncode})"}
 
 
 def message_of(verdict, env):
@@ -121,7 +116,7 @@ def main(argv=None):
     if args.drain:
         try:
             print(drain.apply(args.node, outcome, message), file=sys.stderr)
-        except drain.SlurmUnreachable as error:
+        except SlurmError as error:
             print(f"node_check: cannot apply the drain rule: {error}", file=sys.stderr)
             status = max(status, 2) if outcome != "healthy" else 2
     print(f"{outcome}: {message}"[:args.width])
