@@ -32,15 +32,21 @@ def allocated_gpus(env=None):
     return None, []
 
 
+def is_loopback(backend_lib):
+    return bool(backend_lib) and os.path.basename(backend_lib) == "libtdc_loopback.so"
+
+
 def expectation(env=None, backend_lib=None):
-    """TDC_EXPECT from the allocation: loopback:<TDC_LOOPBACK_DEVICES> when the
-    loopback stands in for GPUs, cuda:<allocated GPUs> when Slurm gave some,
-    else None (keep the user's)."""
+    """TDC_EXPECT from the allocation: cuda:<allocated GPUs> when Slurm gave
+    the job some; on a GPU-less node where the loopback stands in,
+    loopback:<TDC_LOOPBACK_DEVICES>; else None (keep the user's)."""
     env = os.environ if env is None else env
-    if backend_lib and os.path.basename(backend_lib) == "libtdc_loopback.so":
-        return f"loopback:{env.get('TDC_LOOPBACK_DEVICES') or 2}"
     _, ids = allocated_gpus(env)
-    return f"cuda:{len(ids)}" if ids else None
+    if ids:
+        return f"cuda:{len(ids)}"
+    if is_loopback(backend_lib):
+        return f"loopback:{env.get('TDC_LOOPBACK_DEVICES') or 2}"
+    return None
 
 
 def slurm_context(env=None, devices=None):
@@ -66,11 +72,3 @@ def slurm_context(env=None, devices=None):
             "array_task_id": env.get("SLURM_ARRAY_TASK_ID"), "node": env.get("SLURMD_NODENAME"),
             "variables": {k: env[k] for k in SLURM_VARIABLES if k in env}, "gpus": gpus}
 
-
-def global_name(device, env=None):
-    """'cuda:1 (Slurm GPU 5)' for a job-local device, when the job's GPUs are known."""
-    env = os.environ if env is None else env
-    job_gpus = gpu_list(env.get("SLURM_STEP_GPUS") or env.get("SLURM_JOB_GPUS"))
-    if device.startswith("cuda:") and device[5:].isdigit() and int(device[5:]) < len(job_gpus):
-        return f"{device} (Slurm GPU {job_gpus[int(device[5:])]})"
-    return device

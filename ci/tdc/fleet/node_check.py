@@ -46,11 +46,11 @@ def check_environment(env, node, job_gpus):
         env["SLURM_JOB_GPUS"] = job_gpus
         env["CUDA_VISIBLE_DEVICES"] = job_gpus
     if not env.get("TDC_EXPECT"):
+        # The job's GPUs, else the node's as Slurm configures them, else the
+        # loopback's devices where it stands in for GPUs.
+        count = len(allocation.gpu_list(job_gpus)) or (configured_gpus(node) if node else 0)
         backend = (env.get("TDC_BACKEND_LIBS") or "").split(":")[0]
-        expect = allocation.expectation(env, backend)
-        if not expect and not job_gpus and node:
-            count = configured_gpus(node)
-            expect = f"cuda:{count}" if count else None
+        expect = f"cuda:{count}" if count else allocation.expectation(env, backend)
         if expect:
             env["TDC_EXPECT"] = expect
     return env
@@ -82,12 +82,13 @@ def run_health(build_dir, budget, state_dir, env, node):
 
 
 def message_of(verdict, env):
-    """The verdict's message; job-local GPUs also named by Slurm's index."""
+    """The verdict's message; checked job GPUs first, named by Slurm's index too
+    (a drain reason is cut at 200 characters)."""
     message = str(verdict.get("message", ""))
     gpus = allocation.gpu_list(env.get("SLURM_JOB_GPUS"))
     if gpus and env.get("CUDA_VISIBLE_DEVICES") == env.get("SLURM_JOB_GPUS"):
         mapping = ",".join(f"cuda:{i}=GPU {g}" for i, g in enumerate(gpus))
-        message += f" [job GPUs {mapping}]"
+        message = f"[job GPUs {mapping}] {message}"
     return message
 
 

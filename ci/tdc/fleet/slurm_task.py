@@ -44,7 +44,7 @@ class Task:
                       "planned_node": self.task["node"], "build": self.task["build"],
                       "job_id": os.environ.get("SLURM_JOB_ID"), "started": now(),
                       "stage": "started", "exit": None, "verdict": None, "message": None,
-                      "package": None, "package_error": None}
+                      "bench_exit": None, "package": None, "package_error": None}
 
     def stage(self, name, **fields):
         self.state.update(fields, stage=name, updated=now())
@@ -59,15 +59,16 @@ class Task:
             return subprocess.run(command, env=env, stdout=f, stderr=subprocess.STDOUT).returncode
 
     def environment(self):
+        """The level's environment; the loopback stands in only where Slurm gave no GPUs."""
         env = dict(os.environ, CUDA_DEVICE_ORDER="PCI_BUS_ID")
+        _, gpus = allocation.allocated_gpus(env)
         backend = self.plan.get("backend_lib")
         if backend == "loopback":
-            backend = os.path.join(self.task["build_dir"], "lib", "libtdc_loopback.so")
+            backend = None if gpus else os.path.join(self.task["build_dir"], "lib", "libtdc_loopback.so")
         if backend:
             env["TDC_BACKEND_LIBS"] = backend
         expect = allocation.expectation(env, backend)
-        loopback = backend and os.path.basename(backend) == "libtdc_loopback.so"
-        if expect and (loopback or self.plan.get("expect_from_allocation") or self.task["gpus"]):
+        if expect and (gpus or allocation.is_loopback(backend) or self.plan.get("expect_from_allocation")):
             env["TDC_EXPECT"] = expect
         return env
 
@@ -85,7 +86,9 @@ class Task:
                             f"--out={self.results}", f"--budget={self.plan['budget']}",
                             f"--verdict={verdict_file}"], env, "health.log")
         self.record_verdict(verdict_file)
-        return max(status, self.benchmarks(tree, env))
+        bench = self.benchmarks(tree, env)
+        self.state["bench_exit"] = bench
+        return max(status, bench)
 
     def level_run(self, tree, env):
         """Levels 2 and 3 from an existing build: ci/conformance's steps after
@@ -118,7 +121,9 @@ class Task:
                                         "--gtest-dir", os.path.join(tree, "results", "gtest"),
                                         "--context", context, "--seconds", str(seconds), "--out", summary],
                                        env, "summary.log"))
-        status = max(status, self.benchmarks(tree, env))
+        bench = self.benchmarks(tree, env)
+        self.state["bench_exit"] = bench
+        status = max(status, bench)
         if level == 3:
             status = max(status, self.step([sys.executable, os.path.join(ci, "qualification_gate.py"),
                                             "--bench-dir", os.path.join(self.results, "bench")],

@@ -75,6 +75,9 @@ def task_row(task, job_id, slurm, own, results):
         package = None
     if own and own.get("verdict"):
         reasons.append(f"{own['verdict']}: {own.get('message') or ''}".strip())
+    if own and own.get("bench_exit"):
+        reasons.append(f"benchmarks failed (bench/run_all.py exit {own['bench_exit']}: "
+                       "a verification failure or a threshold violation, bench/thresholds.txt)")
     if not package:
         if own is None:
             reasons.append("no package: the task never started")
