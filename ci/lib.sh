@@ -101,3 +101,12 @@ tdc_build() {
   cmake --build "$build_dir" -j "$TDC_JOBS" || tdc_die "build failed in $build_dir"
   tdc_log "built $build_dir in $((SECONDS - started)) s"
 }
+
+# What ci/merge, ci/report and their self-tests need, from Debian: templates
+# (jinja2), charts (matplotlib), the readers and validators the tests use on
+# our output (junitparser, jsonschema, yaml), the browser the report test
+# drives (chromium, its driver, selenium) and ssh-keygen for signatures.
+tdc_provision_report_tools() {
+  tdc_apt_install python3-jinja2 python3-matplotlib python3-jsonschema python3-junitparser python3-yaml \
+    python3-selenium chromium chromium-driver openssh-client
+}
