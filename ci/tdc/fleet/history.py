@@ -98,7 +98,14 @@ def load(directory, tonight, window=FLAKY_WINDOW, stale_after=STALE_AFTER):
                 for check, cell in (by_check.items() if isinstance(by_check, dict) else ()):
                     status = cell.get("status") if isinstance(cell, dict) else None
                     if status in _CODE and status != "passed":
-                        night.cells[key + (device, check)] = (_CODE[status], cell.get("since") or name)
+                        night.cells[key + (device, check)] = (_CODE[status], cell.get("since"))
+        # A failure's `since`: as the matrix says, else carried from the night before.
+        before = nights[-1] if nights else None
+        for key, (code, since) in night.cells.items():
+            if code == "F" and not since:
+                earlier = before.cells.get(key) if before else None
+                since = earlier[1] if earlier and earlier[0] == "F" else name
+                night.cells[key] = (code, since)
         nights.append(night)
     return nights
 

@@ -209,7 +209,7 @@ def merge(args):
     writer.close(tail)
     junit.close()
     document = {"schema_version": matrix.SCHEMA_VERSION, "kind": matrix.KIND, **header, **tail}
-    html = render.write(args.out, document, digests) if render else None
+    html = render.write(args.out, document, digests, collector) if render else None
     print_summary(document, args.out, html)
     clean = totals["rows"] == totals["verified"] and not totals["failed"]
     return 0 if clean else 1
