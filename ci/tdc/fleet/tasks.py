@@ -5,7 +5,8 @@ task, written by the fleet job after the array ends.
     "state": "COMPLETED", "exit_code": 0,
     "package": "/shared/night/tdc-n7-level2-20261201.tar.gz", "reason": ""}, ...]
 
-state is Slurm's job state (sacct's State, first word). package is null when
+state is Slurm's job state (scontrol's JobState; UNKNOWN when Slurm no
+longer holds the record: tdc.fleet.slurm_tasks writes the file). package is null when
 the task left none; a relative path is relative to the task file's folder.
 Anything else (another key, a missing one, a wrong type, an unknown state)
 is bad input: one line, exit 2."""
@@ -17,7 +18,7 @@ from typing import Optional
 from tdc.fleet.upstream import InputError
 
 STATES = ("COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL", "OUT_OF_MEMORY",
-          "PREEMPTED", "BOOT_FAIL", "DEADLINE")
+          "PREEMPTED", "BOOT_FAIL", "DEADLINE", "UNKNOWN")  # UNKNOWN: Slurm no longer holds the record
 FIELDS = {"host": str, "build": str, "job_id": (str, int), "array_task_id": (int, type(None)),
           "state": str, "exit_code": (int, type(None)), "package": (str, type(None)),
           "reason": (str, type(None))}
