@@ -1,16 +1,16 @@
-#!/usr/bin/env python3
-"""Runs tdc_cold_start N times and reports medians: spawn-to-result (the
+"""cold-start: runs tdc_cold_start N times and reports medians: spawn-to-result (the
 process launch, loading LibTorch and any plugin, lazy accelerator init and
 the first forward) as seen from outside, and main-to-result as the program
 measures it. Prints and optionally writes one JSON object.
 """
-import argparse
 import json
 import os
 import statistics
 import subprocess
 import sys
 import time
+
+from tdc import cli
 
 
 def measure(exe, args, env, runs):
@@ -38,13 +38,13 @@ def measure(exe, args, env, runs):
     }
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run(argv):
+    parser = cli.Parser("cold_start", __doc__)
     parser.add_argument("--exe", required=True, help="path to tdc_cold_start")
-    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--runs", type=cli.whole(1, 1000), default=10)
     parser.add_argument("--out", help="JSON file to write")
     parser.add_argument("args", nargs="*", help="arguments for tdc_cold_start (after --)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     try:
         summary = measure(args.exe, args.args, dict(os.environ), args.runs)
     except (OSError, RuntimeError, ValueError) as error:
@@ -56,6 +56,10 @@ def main():
         with open(args.out, "w") as f:
             f.write(text + "\n")
     return 0
+
+
+def main(argv=None):
+    return cli.run_main("cold_start", run, argv)
 
 
 if __name__ == "__main__":

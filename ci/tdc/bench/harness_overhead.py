@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""What the harness costs: tdc_bench_transfer's d2d series against the same
+"""harness-overhead: what the harness costs: tdc_bench_transfer's d2d series against the same
 dst.copy_(src) in a plain loop (tdc_bare_copy_loop), alternated in one run.
 
 Per size, each alternation runs both programs back to back (the order flips
@@ -14,7 +13,6 @@ Reported, never asserted: timing is not a pass/fail test.
 Exit status: 0 when both programs ran (whatever the ratios), 1 when one
 failed, 2 on bad arguments or a build without the programs.
 """
-import argparse
 import datetime
 import json
 import os
@@ -24,10 +22,9 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import bench_results  # noqa: E402
-import report_table  # noqa: E402
+from tdc import cli
+from tdc.bench import results as bench_results
+from tdc.bench import table as report_table
 
 GOAL = 0.97
 FULL_SIZES = [4 << 10 << (2 * i) for i in range(9)]   # 4 KiB .. 256 MiB, powers of 4
@@ -74,15 +71,15 @@ def run_bare(exe, plugin, devices, sizes, min_time, env):
     return str(data["intra_op_threads"]), series
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run(argv):
+    parser = cli.Parser("harness_overhead", __doc__)
     parser.add_argument("--build-dir", required=True)
     parser.add_argument("--alternations", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="4 KiB, 256 KiB, 16 MiB only")
     parser.add_argument("--min-time", type=float, default=0.05, help="seconds per sample")
     parser.add_argument("--threads", type=int, default=1, help="intra-op threads, both sides")
     parser.add_argument("--out", help="markdown file to write the table to")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.alternations < 1 or args.min_time <= 0 or args.threads < 1:
         print("harness_overhead: --alternations, --min-time and --threads must be positive",
               file=sys.stderr)
@@ -166,6 +163,10 @@ def main():
                                "CV TDC", "CV bare"],
                       "lllrrlrlrr", rows, args.out, footer)
     return 0
+
+
+def main(argv=None):
+    return cli.run_main("harness_overhead", run, argv)
 
 
 if __name__ == "__main__":

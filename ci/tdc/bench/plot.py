@@ -1,19 +1,17 @@
-#!/usr/bin/env python3
-"""Plots bandwidth against transfer size from tdc_bench_transfer JSON files:
+"""plot-bandwidth: plots bandwidth against transfer size from tdc_bench_transfer JSON files:
 one panel per copy pattern (h2d, d2h, d2d, ...), one line per device, and in
 every panel the host's plain memcpy (the anchor: what the memory system does
 with no device in the way; on CUDA hosts, the raw cudaMemcpy anchor too
 when its results are given). Log-2 x axis (bytes), log-10 y axis (GB/s,
 1e9 B/s, medians). Needs matplotlib (Debian python3-matplotlib).
 
-  plot_bandwidth.py RESULT.json... --out bandwidth.svg
+  ci/plot-bandwidth RESULT.json... --out bandwidth.svg
 Exit status: 0 written; 2 no usable input or no matplotlib (one line)."""
-import argparse
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_results  # noqa: E402
+from tdc import cli
+from tdc.bench import results as bench_results
 
 ANCHOR_PATTERNS = ("memcpy", "cuda_memcpy")
 
@@ -40,12 +38,12 @@ def curves(paths):
     return result
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run(argv):
+    parser = cli.Parser("plot_bandwidth", __doc__)
     parser.add_argument("results", nargs="+", help="tdc_bench_transfer JSON files")
     parser.add_argument("--out", required=True, help="the image to write (.svg or .png)")
     parser.add_argument("--title", default="tdc_bench_transfer: bandwidth vs transfer size")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -84,6 +82,10 @@ def main():
     figure.savefig(args.out)
     print(f"plot_bandwidth: {len(by_pattern)} panels, {len(anchors)} anchor line(s) -> {args.out}")
     return 0
+
+
+def main(argv=None):
+    return cli.run_main("plot_bandwidth", run, argv)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Self-test: a vendor's backend is benchmarked. With TDC_BACKEND_LIBS and
 TDC_EXPECT naming a backend's devices (here the loopback library, as a vendor
-would load theirs), run_all.py must exit 0 and its host run must hold results
+would load theirs), ci/run-benchmarks must exit 0 and its host run must hold results
 for those devices: the step a vendor's level 3 gates on.
 
-  selftest_vendor_run.py --build-dir BUILD --work DIR
+  bench_vendor_run.py --build-dir BUILD --work DIR
 """
 import argparse
 import json
@@ -12,7 +12,7 @@ import os
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from tdc import ROOT
 
 
 def main():
@@ -31,12 +31,12 @@ def main():
         sys.exit(f"FAIL: device_select with the backend loaded: exit {probe.returncode}: {probe.stderr[-500:]}")
     device_type = selected[0]
     env["TDC_EXPECT"] = f"{device_type}:2"
-    run = subprocess.run([sys.executable, os.path.join(HERE, "run_all.py"), "--build-dir", args.build_dir,
+    run = subprocess.run([sys.executable, os.path.join(ROOT, "ci", "run-benchmarks"), "--build-dir", args.build_dir,
                           "--out", args.work, "--quick", "--cold-start-runs", "1"],
                          env=env, capture_output=True, text=True, timeout=600)
     print(run.stdout[-3000:], run.stderr[-2000:])
     if run.returncode != 0:
-        sys.exit(f"FAIL: run_all.py exited {run.returncode} with TDC_EXPECT={env['TDC_EXPECT']}")
+        sys.exit(f"FAIL: ci/run-benchmarks exited {run.returncode} with TDC_EXPECT={env['TDC_EXPECT']}")
     with open(os.path.join(args.work, "transfer_host.json")) as f:
         names = [b["name"] for b in json.load(f)["benchmarks"]]
     if not any(f"{device_type}:0" in n for n in names):

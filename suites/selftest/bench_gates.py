@@ -2,8 +2,8 @@
 """Self-test: both performance gates fail on an injected slow-down and pass
 without it. Runs a few loopback benchmarks (quick mode, small sizes, where a
 TDC_LOOPBACK_DELAY_US delay dominates) normally and slowed down, then expects
-check_thresholds.py / compare_baseline.py to exit 0 on the normal run and 1
-on the slow one.
+ci/check-thresholds / ci/compare to exit 0 on the normal run and 1 on the
+slow one.
 
 --gate timing checks the clock itself: with the loopback's copies delayed by
 D, every 4 KiB copy benchmark (device events where the LibTorch has them)
@@ -11,10 +11,11 @@ must report a median between D and 1.25 D + 0.5 ms per copy. A timer that
 reads the clock before the work is done reports less than D; one that
 answers a constant or noise falls outside the band.
 
-The baseline gate here allows +1000%: the delay makes these benchmarks 200x
-to 4000x slower, so the gate's power is intact, while two normal runs of a
-sub-microsecond copy on a loaded 2-core CI host differ by more than +100%
-(+125% seen in CI) and must not fail this self-test.
+The baseline gate runs with its documented defaults (ci/compare --help): two
+normal runs back to back, on a loaded 2-core host where a sub-microsecond
+copy's median moves by +100% and more between runs, must not regress; the
+delayed run must. Its power comes from the noise floor the baseline's own
+repetitions give, and from requiring the runs not to overlap.
 """
 import argparse
 import json
@@ -22,10 +23,11 @@ import os
 import subprocess
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from tdc import ROOT
+
+CI = os.path.join(ROOT, "ci")
 # Accelerator-side benchmarks only (not cpu): 4 KiB and 256 KiB copies and
 # the seed forward, each a few microseconds unless delayed.
-MAX_REGRESSION = "10.0"
 TIMED_COPIES = "h2d/[a-z]+:0/4096/"
 FILTER = "h2d/[a-z]+:0/(4096|262144)/|seed_float32/[a-z]+:0/"
 
@@ -96,12 +98,12 @@ def main():
     slow = bench(args, "slow", args.delay_us, args.work)
     expectations = []
     if args.gate == "thresholds":
-        check = [os.path.join(HERE, "check_thresholds.py"), "--thresholds",
-                 os.path.join(HERE, "thresholds.json")]
+        check = [os.path.join(CI, "check-thresholds"), "--thresholds",
+                 os.path.join(ROOT, "bench", "thresholds.json")]
         expectations = [("normal run", gate(check + normal), 0), ("slow run", gate(check + slow), 1)]
     else:
         again = bench(args, "normal_again", 0, args.work)
-        compare = [os.path.join(HERE, "compare_baseline.py"), "--max-regression", MAX_REGRESSION]
+        compare = [os.path.join(CI, "compare"), "--verbose"]
         for i, name in enumerate(("transfer", "forward")):
             expectations.append((f"{name}: normal vs normal", gate(
                 compare + ["--baseline", normal[i], "--contender", again[i]]), 0))

@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""Checks tdc_bench_* results against per-device minimum bandwidths and
+"""check-thresholds: checks tdc_bench_* results against per-device minimum bandwidths and
 maximum times (bench/thresholds.json), in the spirit of DCGM's per-SKU
 diagnostics: a device is judged by the entry for its name ("NVIDIA H200")
 if there is one, else by the entry for its type ("cuda").
@@ -17,14 +16,17 @@ Fails closed. Exit status:
      qualification) any result without a threshold.
 Results without a threshold are listed as not checked, always.
 """
-import argparse
 import json
+import math
 import os
 import re
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_results  # noqa: E402
+from tdc import ROOT, cli, safeio
+from tdc.bench import results as bench_results
+from tdc.errors import InputError
+
+DEFAULT_THRESHOLDS = os.path.join(ROOT, "bench", "thresholds.json")
 
 # Which thresholds key judges which family, and the patterns each may name.
 DTYPES = ("float32", "float16", "bfloat16")
@@ -46,12 +48,13 @@ DEVICE_TYPES = {"cpu", "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip", "fp
 TYPE_LIKE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
-class BadThresholds(Exception):
+class BadThresholds(InputError):
     pass
 
 
 def is_number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
+        and value > 0
 
 
 def validate_entry(where, entry):
@@ -87,9 +90,11 @@ def validate_entry(where, entry):
 
 
 def load_thresholds(path, result_types):
-    """Validated {device key: entry}; raises BadThresholds/OSError/ValueError."""
-    with open(path) as f:
-        data = json.load(f)
+    """Validated {device key: entry}; raises BadThresholds (one line)."""
+    try:
+        data = safeio.load_json(path, "thresholds file")
+    except InputError as error:
+        raise BadThresholds(str(error))
     if not isinstance(data, dict) or not isinstance(data.get("devices"), dict):
         raise BadThresholds("expected an object with a 'devices' object")
     unknown = sorted(set(data) - {"about", "devices"})
@@ -163,30 +168,25 @@ def check(thresholds, results):
     return checked, violations, unchecked, no_entry
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--thresholds", required=True)
-    parser.add_argument("--require-thresholds", action="store_true",
-                        help="fail (exit 2) when any result has no threshold (qualification)")
-    parser.add_argument("results", nargs="+", help="Google Benchmark JSON files")
-    args = parser.parse_args()
+def parser():
+    p = cli.Parser("check_thresholds", __doc__)
+    p.add_argument("--thresholds", default=DEFAULT_THRESHOLDS,
+                   help="per-device thresholds (default bench/thresholds.json)")
+    p.add_argument("--require-thresholds", action="store_true",
+                   help="fail (exit 2) when any result has no threshold (qualification)")
+    p.add_argument("results", nargs="+", help="Google Benchmark JSON files")
+    return p
+
+
+def run(argv):
+    args = parser().parse_args(argv)
+    results = bench_results.load_all(args.results)
     try:
-        results = bench_results.load_all(args.results)
         thresholds = load_thresholds(args.thresholds, {r.device_type for r in results})
     except BadThresholds as error:
-        print(f"check_thresholds: {args.thresholds}: {error}", file=sys.stderr)
-        return 2
-    except bench_results.BadResults as error:
-        print(f"check_thresholds: {error}", file=sys.stderr)
-        return 2
-    except (OSError, ValueError) as error:
-        print(f"check_thresholds: {args.thresholds}: {bench_results.one_line(error)}",
-              file=sys.stderr)
-        return 2
+        raise InputError(f"{args.thresholds}: {error}")
     if not results:
-        print(f"check_thresholds: no benchmark results in {', '.join(args.results)}: "
-              "checked nothing", file=sys.stderr)
-        return 2
+        raise InputError(f"no benchmark results in {', '.join(args.results)}: checked nothing")
 
     checked, violations, unchecked, no_entry = check(thresholds, results)
     for line in violations:
@@ -206,6 +206,10 @@ def main():
     if problems:
         return 2
     return 1 if violations else 0
+
+
+def main(argv=None):
+    return cli.run_main("check_thresholds", run, argv)
 
 
 if __name__ == "__main__":

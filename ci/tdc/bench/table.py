@@ -1,4 +1,4 @@
-"""The markdown tables the side-by-side scripts print and write (--out), so
+"""table: the markdown tables the side-by-side scripts print and write (--out), so
 they can be pasted into docs/benchmarks.md as they are."""
 
 

@@ -6,13 +6,23 @@ Benchmark names are "<family>/<pattern>/<device>[/<size>]/manual_time", e.g.
 a copy between two devices names both ("loopback:0->loopback:1"). The JSON keeps every repetition and the
 aggregates (mean, median, stddev, cv); the medians are what every tool here
 reads.
+
+Fails closed: a file that is not JSON (NaN and Infinity are not), a
+benchmark entry whose time or bandwidth is not a finite non-negative number,
+a context value that is not a string, is BadResults with one line.
 """
-import json
-import os
+import math
 from dataclasses import dataclass, field
 from typing import Optional
 
+from tdc import safeio
+from tdc.errors import InputError, one_line
+
 _SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+class BadResults(InputError):
+    """A results file that cannot be read: the message is one line."""
 
 
 @dataclass
@@ -30,6 +40,7 @@ class Result:
     error: Optional[str]
     source: str = ""            # the file it came from
     context: dict = field(default_factory=dict)
+    samples: list = field(default_factory=list)   # seconds per iteration, each repetition
 
     @property
     def device_type(self):
@@ -54,26 +65,48 @@ def parse_name(run_name):
     return parts[0], parts[1], parts[2], size
 
 
-class BadResults(Exception):
-    """A results file that cannot be read: the message is one line."""
-
-
-def one_line(error):
-    text = str(error).strip() or type(error).__name__
-    return text.splitlines()[0]
-
-
 def read_json(path):
     """The parsed file; BadResults with one line naming the file if damaged."""
     try:
-        with open(path) as f:
-            return json.load(f)
-    except OSError as error:
-        raise BadResults(f"{path}: cannot read: {error.strerror or one_line(error)}")
-    except (ValueError, UnicodeDecodeError) as error:
-        size = os.path.getsize(path) if os.path.exists(path) else 0
-        raise BadResults(f"{path}: not valid JSON ({size} bytes; truncated or damaged?): "
-                         f"{one_line(error)}")
+        return safeio.load_json(path, "benchmark results")
+    except InputError as error:
+        raise BadResults(str(error))
+
+
+def number(entry, key, path, run_name, required=False):
+    value = entry.get(key)
+    if value is None and not required:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or value < 0:
+        raise BadResults(f"{path}: {run_name}: {key} is {value!r}, not a finite non-negative number")
+    return float(value)
+
+
+def checked_context(data, path):
+    context = data.get("context", {})
+    if not isinstance(context, dict):
+        raise BadResults(f"{path}: 'context' is not an object")
+    for key, value in context.items():
+        if key.startswith("tdc.device.") and not isinstance(value, str):
+            raise BadResults(f"{path}: context {key} is {safeio.json_type(value)}, expected a string")
+    return context
+
+
+def error_of(errors):
+    """The error message of a benchmark that did not run: never None, so a
+    null message cannot turn an error into a pass."""
+    if not errors:
+        return None
+    message = errors[0].get("error_message")
+    return message.strip() if isinstance(message, str) and message.strip() else "error (no message given)"
+
+
+def seconds_of(entry, path, run_name):
+    unit = entry.get("time_unit", "ns")
+    if unit not in _SECONDS:
+        raise BadResults(f"{path}: {run_name}: time_unit {unit!r} is not one of {sorted(_SECONDS)}")
+    return number(entry, "real_time", path, run_name, required=True) * _SECONDS[unit]
 
 
 def load(path):
@@ -81,12 +114,14 @@ def load(path):
     data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks", []), list):
         raise BadResults(f"{path}: not a Google Benchmark JSON file (no 'benchmarks' list)")
-    context = data.get("context", {}) if isinstance(data.get("context", {}), dict) else {}
+    context = checked_context(data, path)
     groups = {}
     for entry in data.get("benchmarks", []):
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise BadResults(f"{path}: a benchmark entry without a name")
         run_name = entry.get("run_name", entry["name"])
+        if not isinstance(run_name, str):
+            raise BadResults(f"{path}: {entry['name']}: run_name is not a string")
         groups.setdefault(run_name, []).append(entry)
 
     results = []
@@ -95,26 +130,31 @@ def load(path):
         if parsed is None:
             continue
         family, pattern, device, size = parsed
+        errors = [e for e in entries if e.get("error_occurred")]
+        error = error_of(errors)
         iterations = [e for e in entries if e.get("run_type") != "aggregate"]
         aggregates = {e.get("aggregate_name"): e for e in entries if e.get("run_type") == "aggregate"}
-        errors = [e for e in entries if e.get("error_occurred")]
-        error = errors[0].get("error_message", "error") if errors else None
         median = aggregates.get("median") or (iterations[0] if iterations and not error else None)
         seconds = bytes_per_second = None
-        counters = {}
-        if median is not None and not error:
-            try:
-                seconds = float(median["real_time"]) * _SECONDS[median.get("time_unit", "ns")]
-            except (KeyError, TypeError, ValueError):
-                raise BadResults(f"{path}: {run_name}: no usable real_time/time_unit")
-            bytes_per_second = median.get("bytes_per_second")
-            counters = {k: v for k, v in median.items() if isinstance(v, (int, float))}
+        counters, samples = {}, []
+        if not error:
+            for entry in entries:  # every repetition and aggregate must be a number
+                if entry.get("aggregate_name") != "cv":
+                    seconds_of(entry, path, run_name)
+                number(entry, "bytes_per_second", path, run_name)
+            if median is not None:
+                seconds = seconds_of(median, path, run_name)
+                bytes_per_second = number(median, "bytes_per_second", path, run_name)
+                counters = {k: v for k, v in median.items()
+                            if isinstance(v, (int, float)) and not isinstance(v, bool)}
+            samples = [seconds_of(e, path, run_name) for e in iterations]
         cv_entry = aggregates.get("cv")
         results.append(Result(
             run_name=run_name, family=family, pattern=pattern, device=device, size=size,
             seconds=seconds, bytes_per_second=bytes_per_second, counters=counters,
-            cv=cv_entry["real_time"] if cv_entry else None,
-            repetitions=len(iterations), error=error, source=str(path), context=context))
+            cv=number(cv_entry, "real_time", path, run_name) if cv_entry else None,
+            repetitions=len(iterations), error=error, source=str(path), context=context,
+            samples=samples))
     return context, results
 
 
@@ -130,3 +170,6 @@ def human_bytes(n):
         if n >= scale and n % scale == 0:
             return f"{n // scale} {unit}"
     return f"{n} B"
+
+
+__all__ = ["BadResults", "Result", "load", "load_all", "human_bytes", "one_line"]

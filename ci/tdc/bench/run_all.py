@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""The benchmark step of CI: runs tdc_bench_transfer and tdc_bench_forward
+"""run-benchmarks: the benchmark step of CI: runs tdc_bench_transfer and tdc_bench_forward
 (on this host's devices, and again with the loopback backend loaded when
 BUILD/lib has it), measures the cold start, checks bench/thresholds.json and
 plots the bandwidth. Everything lands in --out; a short summary is printed.
@@ -7,42 +6,43 @@ plots the bandwidth. Everything lands in --out; a short summary is printed.
 Exit status: 0 when all ran and passed; 1 on a verification failure, a
 threshold violation or a program that failed; 2 on bad arguments.
 """
-import argparse
 import os
 import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import bench_results  # noqa: E402
+from tdc import ROOT, cli
+from tdc.bench import results as bench_results
+
+CI = os.path.join(ROOT, "ci")
 
 
-def run(cmd, env, log):
+def run_logged(cmd, env, log):
     started = time.monotonic()
     with open(log, "w") as f:
         code = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, env=env).returncode
-    what = os.path.basename(cmd[1] if cmd[0] == sys.executable else cmd[0])
+    what = os.path.basename(cmd[1] if cmd[0].endswith(("python", "python3")) or cmd[0] == sys.executable
+                            else cmd[0])
     print(f"  {what}: exit {code}, "
           f"{time.monotonic() - started:.1f} s (log: {log})")
     return code
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run(argv):
+    parser = cli.Parser("run_all", __doc__)
     parser.add_argument("--build-dir", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--quick", action="store_true", help="reduced sizes and cases (CI)")
     parser.add_argument("--with-loopback", action="store_true",
                         help="also run with BUILD/lib/libtdc_loopback.so loaded, if built")
-    parser.add_argument("--thresholds", default=os.path.join(HERE, "thresholds.json"))
+    parser.add_argument("--thresholds", default=os.path.join(ROOT, "bench", "thresholds.json"))
     parser.add_argument("--plot-python", default=sys.executable,
                         help="a python with matplotlib for the bandwidth plot (Debian's: /usr/bin/python3)")
     parser.add_argument("--threads", type=int, default=1,
                         help="intra-op threads (OMP_NUM_THREADS) for the programs; 0 keeps "
                              "LibTorch's default. One keeps shared CI hosts comparable.")
     parser.add_argument("--cold-start-runs", type=int, default=None)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     bin_dir = os.path.join(args.build_dir, "bin")
     programs = {p: os.path.join(bin_dir, p) for p in
@@ -86,29 +86,32 @@ def main():
             out = os.path.join(args.out, f"{program.replace('tdc_bench_', '')}_{tag}.json")
             cmd = [programs[program], *quick, *extra, *skip_cpu,
                    f"--benchmark_out={out}", "--benchmark_out_format=json"]
-            code = run(cmd, run_env, os.path.join(args.out, f"{program}_{tag}.log"))
+            code = run_logged(cmd, run_env, os.path.join(args.out, f"{program}_{tag}.log"))
             if code != 0:
                 failed.append(f"{program} ({tag}) exited {code}")
             if os.path.exists(out):
                 results.append(out)
         runs_n = args.cold_start_runs or (3 if args.quick else 10)
-        code = run([sys.executable, os.path.join(HERE, "cold_start.py"),
+        code = run_logged([sys.executable, os.path.join(CI, "cold-start"),
                     "--exe", programs["tdc_cold_start"], "--runs", str(runs_n),
                     "--out", os.path.join(args.out, f"cold_start_{tag}.json"), "--", *extra],
                    run_env, os.path.join(args.out, f"cold_start_{tag}.log"))
         if code != 0:
             failed.append(f"cold start ({tag}) exited {code}")
 
-    code = run([sys.executable, os.path.join(HERE, "check_thresholds.py"), "--require-thresholds",
-                "--thresholds", args.thresholds, *results], env,
-               os.path.join(args.out, "thresholds.txt"))
+    code = run_logged([sys.executable, os.path.join(CI, "check-thresholds"), "--require-thresholds",
+                       "--thresholds", args.thresholds, *results], env,
+                      os.path.join(args.out, "thresholds.txt"))
     if code != 0:
         failed.append("threshold check failed")
     transfers = [r for r in results if os.path.basename(r).startswith("transfer_")]
     if transfers:
-        run([args.plot_python, os.path.join(HERE, "plot_bandwidth.py"), *transfers,
-             "--out", os.path.join(args.out, "bandwidth.svg")], env,
-            os.path.join(args.out, "plot.log"))
+        plot_log = os.path.join(args.out, "plot.log")
+        code = run_logged([args.plot_python, os.path.join(CI, "plot-bandwidth"), *transfers,
+                           "--out", os.path.join(args.out, "bandwidth.svg")], env, plot_log)
+        if code != 0:  # every result is kept; only the picture is missing, and that is said
+            said = [line for line in open(plot_log, errors="replace").read().splitlines() if line.strip()]
+            print(f"  bandwidth plot NOT made: {said[-1] if said else f'exit {code}'}")
 
     print_summary(results, args.out)
     for line in failed:
@@ -143,6 +146,10 @@ def print_summary(results, out_dir):
         with open(threshold_report) as f:
             for line in f:
                 print(f"  {line.rstrip()}")
+
+
+def main(argv=None):
+    return cli.run_main("run_all", run, argv)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,4 @@
-#!/usr/bin/env python3
-"""Side-by-side comparisons on one host, in one run: the C++ benchmarks
+"""side-by-side: comparisons on one host, in one run: the C++ benchmarks
 against the references they should match.
 
   (a) the seed's forward: C++ tdc_bench_forward vs Python PyTorch
@@ -9,7 +8,7 @@ against the references they should match.
       PyTorch's own copy_ timed from Python. Target: >= 0.9x.
 
 (b), the harness against a bare loop of the same copies, is
-harness_overhead.py. memcpy is no target for LibTorch's copies (those ratios
+ci/harness-overhead. memcpy is no target for LibTorch's copies (those ratios
 measured LibTorch's own per-call cost, which the suite does not own); it is
 the physical reference line of the bandwidth plot.
 
@@ -17,7 +16,6 @@ Targets are reported, never asserted: timing is not a pass/fail test here.
 The Python side runs in --python (an interpreter with torch), as a subprocess,
 so this script needs only the standard library.
 """
-import argparse
 import datetime
 import json
 import os
@@ -26,14 +24,13 @@ import subprocess
 import sys
 import tempfile
 
+from tdc import cli
+from tdc.bench import results as bench_results
+from tdc.bench import table as report_table
+
 # Table rows: the quick set's sizes and the largest, on the first device of
 # each type (the others repeat it), to keep the table readable.
 ROW_SIZES = {4 << 10, 256 << 10, 16 << 20, 256 << 20}
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import bench_results  # noqa: E402
-import report_table  # noqa: E402
 
 PYTHON_SIDE = r"""
 import json, sys, torch, torch.utils.benchmark as tb
@@ -89,15 +86,15 @@ def raw_cuda_rows(bin_dir, transfers, env):
             for r in pinned if (r.pattern, r.size) in raw]
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run(argv):
+    parser = cli.Parser("side_by_side", __doc__)
     parser.add_argument("--build-dir", required=True)
     parser.add_argument("--python", default=sys.executable, help="an interpreter with torch")
     parser.add_argument("--out", help="markdown file to write the table to")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--threads", type=int, default=1,
                         help="intra-op threads on both sides (torch.utils.benchmark defaults to 1)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     bin_dir = os.path.join(args.build_dir, "bin")
     env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
@@ -148,6 +145,10 @@ def main():
     report_table.emit(header, ["comparison", "measured", "reference", "ratio", "target", ""],
                       "lrrrll", rows, args.out)
     return 0
+
+
+def main(argv=None):
+    return cli.run_main("side_by_side", run, argv)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Self-test: the benchmark tools fail closed (docs/benchmarks.md, "Gates").
 
-  --tool thresholds   check_thresholds.py on damaged, empty, partial and
-                      typo'd input: exit 2 with one line on stderr, never a
-                      traceback, never exit 0 having checked nothing
-  --tool baseline     compare_baseline.py on empty, partial and truncated input
+  --tool thresholds   ci/check-thresholds on damaged, empty, partial,
+                      typo'd and not-a-number input: exit 2 with one line on
+                      stderr, never a traceback, never exit 0 having checked
+                      nothing (a NaN or negative time, a NaN or infinite
+                      bandwidth, an error with a null message)
+  --tool baseline     ci/compare on empty, partial, truncated and NaN input,
+                      and on whole results folders
   --tool filter       a tdc_bench_* program whose --benchmark_filter matches
                       nothing or is no regex: exit 2, one line, no 0-byte JSON
   --tool device-error a device whose forward fails (loopback fault
@@ -12,8 +15,8 @@
                       names the device's error and exits 1
 
 Each case also has a positive control, so a tool that always fails cannot
-pass either. --tools-dir runs the Python cases against another copy of the
-tools (how the cases were seen to fail before the tools were fixed).
+pass either. --ci-dir runs the Python cases against another checkout's ci/
+(how the cases were seen to fail before the tools were fixed).
 """
 import argparse
 import copy
@@ -23,7 +26,8 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from tdc import ROOT
+from tdc.bench import results as bench_results
 
 
 def gbench_json(series, repetitions=5):
@@ -93,7 +97,7 @@ class Cases:
 
 
 def thresholds_cases(c, tools):
-    tool = [sys.executable, os.path.join(tools, "check_thresholds.py")]
+    tool = [sys.executable, os.path.join(tools, "check-thresholds")]
     results = c.write("results.json", gbench_json([CPU_D2D, CPU_SEED, LOOPBACK_H2D]))
 
     def gate(what, thresholds, want, result_files=None, extra=()):
@@ -131,6 +135,26 @@ def thresholds_cases(c, tools):
     gate("damaged thresholds file", "{\"devices\": {", 2)
     gate("truncated results file", GOOD_THRESHOLDS, 2,
          [c.write("truncated.json", json.dumps(gbench_json([CPU_D2D]))[:200])])
+    # Numbers that are not numbers (issue "Fail closed, round 3", finding 10).
+    for what, change in (("a NaN real_time", lambda e: e.update(real_time=float("nan"))),
+                         ("a negative real_time", lambda e: e.update(real_time=-1.0)),
+                         ("a NaN bandwidth", lambda e: e.update(bytes_per_second=float("nan"))),
+                         ("an infinite bandwidth", lambda e: e.update(bytes_per_second=float("inf"))),
+                         ("a string bandwidth", lambda e: e.update(bytes_per_second="fast"))):
+        damaged = gbench_json([CPU_D2D, CPU_SEED, LOOPBACK_H2D])
+        for entry in damaged["benchmarks"]:
+            if entry["run_name"] == CPU_D2D[0]:
+                change(entry)
+        gate(what, GOOD_THRESHOLDS, 2, [c.write(f"numbers_{c.count}.json", json.dumps(damaged))])
+    errored = gbench_json([CPU_D2D, CPU_SEED, LOOPBACK_H2D])
+    for entry in errored["benchmarks"]:
+        if entry["run_name"] == LOOPBACK_H2D[0]:
+            entry.update(error_occurred=True, error_message=None)
+    gate("an error with a null message", GOOD_THRESHOLDS, 1, [c.write("null_error.json", errored)])
+    listed = gbench_json([CPU_D2D, CPU_SEED, LOOPBACK_H2D])
+    listed["context"]["tdc.device.cpu.name"] = ["AMD", "EPYC"]
+    gate("a device name that is a list", GOOD_THRESHOLDS, 2, [c.write("name_list.json", listed)])
+
     partial = copy.deepcopy(GOOD_THRESHOLDS)
     del partial["devices"]["cpu"]["max_forward_us"]
     run = gate("a result without threshold: listed as not checked", partial, 0)
@@ -141,7 +165,7 @@ def thresholds_cases(c, tools):
 
 
 def baseline_cases(c, tools):
-    tool = [sys.executable, os.path.join(tools, "compare_baseline.py")]
+    tool = [sys.executable, os.path.join(tools, "compare")]
     three = [CPU_D2D, CPU_SEED, LOOPBACK_H2D]
     base = c.write("base.json", gbench_json(three))
     same = c.write("same.json", gbench_json(three))
@@ -164,6 +188,20 @@ def baseline_cases(c, tools):
         # The reason must be real: name the damaged file, not "failed (1): ".
         if os.path.basename(truncated) not in gate(what, baseline, contender, 2).stderr:
             c.failures.append(f"{what}: the one line does not name the damaged file")
+    gate("--max-regression nan", base, same, 2, "--max-regression", "nan")
+    # Whole results folders (ci/compare OLD NEW): pairs files by name.
+    folders = {}
+    for tag, files in (("old", {"transfer_host.json": three}), ("same", {"transfer_host.json": three}),
+                       ("slow", {"transfer_host.json": [(n, s * 3, r and r / 3) for n, s, r in three]}),
+                       ("none", {})):
+        folders[tag] = os.path.join(c.work, f"folder_{tag}")
+        os.makedirs(folders[tag])
+        for name, series in files.items():
+            with open(os.path.join(folders[tag], name), "w") as f:
+                json.dump(gbench_json(series), f)
+    c.run("folders, same results", tool + [folders["old"], folders["same"]], 0)
+    c.run("folders, 3x slower", tool + [folders["old"], folders["slow"]], 1)
+    c.run("folder without benchmark files", tool + [folders["old"], folders["none"]], 2, one_line=True)
 
 
 def filter_cases(c, args):
@@ -191,8 +229,6 @@ def device_error_cases(c, args):
                  f"--benchmark_out={out}"], 1, env=env)
     if not any(":0: forward on " in line for line in run.stderr.splitlines()):
         c.failures.append("the failing device's error was not reported on its own line")
-    sys.path.insert(0, HERE)
-    import bench_results
     try:
         results = bench_results.load(out)[1]
     except bench_results.BadResults as error:
@@ -210,7 +246,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tool", choices=("thresholds", "baseline", "filter", "device-error"),
                         required=True)
-    parser.add_argument("--tools-dir", default=HERE, help="where check_thresholds.py etc. are")
+    parser.add_argument("--ci-dir", default=os.path.join(ROOT, "ci"),
+                        help="where ci/check-thresholds and ci/compare are")
     parser.add_argument("--exe", action="append", default=[], help="tdc_bench_* (filter)")
     parser.add_argument("--forward", help="tdc_bench_forward (device-error)")
     parser.add_argument("--loopback", help="libtdc_loopback.so (device-error)")
@@ -218,9 +255,9 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         c = Cases(work)
         if args.tool == "thresholds":
-            thresholds_cases(c, args.tools_dir)
+            thresholds_cases(c, args.ci_dir)
         elif args.tool == "baseline":
-            baseline_cases(c, args.tools_dir)
+            baseline_cases(c, args.ci_dir)
         elif args.tool == "filter":
             filter_cases(c, args)
         else:
