@@ -30,7 +30,7 @@ MESSAGE_LIMIT = 300
 
 
 def check_of(test):
-    return test.get("check") or upstream.package_format().check_name(test.get("name", ""))
+    return test.get("check") or upstream.names.check_name(test.get("name", ""))
 
 
 def cells_of(tests):

@@ -18,7 +18,6 @@ is new, fixed, still failing, flaky and stale (tdc.fleet.history).
 
 Exit status: 0 every row verified and nothing failed; 1 a row failed, is
 unverified or has no package; 2 bad input (one line)."""
-import argparse
 import datetime
 import multiprocessing
 import os
@@ -31,23 +30,20 @@ from tdc.fleet import history, junit_out, matrix, outliers, packages, signatures
 from tdc.fleet.upstream import InputError
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):
-        raise InputError(f"{message} (see --help)")
-
-
 def parse_args(argv):
-    parser = _Parser(prog="ci/merge", description=__doc__.split("\n\n")[0],
-                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser = upstream.Parser("merge", __doc__)
     parser.add_argument("packages", nargs="*", help="tdc-*.tar.gz packages (ci/package)")
     parser.add_argument("--out", required=True, help="folder for matrix.json, junit.xml, fleet.html")
     parser.add_argument("--tasks", help="the Slurm job's task list (JSON)")
     parser.add_argument("--allowed-signers", help="OpenSSH allowed_signers: who may sign for which host")
     parser.add_argument("--history", help="folder of earlier nights' matrix.json")
     parser.add_argument("--night", help="tonight's name, YYYY-MM-DD (default: today, UTC)")
-    parser.add_argument("--flaky-window", type=_count(2, 365), default=history.FLAKY_WINDOW)
-    parser.add_argument("--stale-after", type=_count(1, 365), default=history.STALE_AFTER)
-    parser.add_argument("--jobs", type=_count(1, 64), default=min(4, os.cpu_count() or 1))
+    parser.add_argument("--flaky-window", type=upstream.whole(2, 365), default=history.FLAKY_WINDOW,
+                        help=f"nights (tonight included) the flaky rule looks at (default {history.FLAKY_WINDOW})")
+    parser.add_argument("--stale-after", type=upstream.whole(1, 365), default=history.STALE_AFTER,
+                        help=f"nights without a report before a host is stale (default {history.STALE_AFTER})")
+    parser.add_argument("--jobs", type=upstream.whole(1, 64), default=min(4, os.cpu_count() or 1),
+                        help="worker processes that open packages (default: cores, at most 4)")
     parser.add_argument("--no-html", action="store_true", help="skip fleet.html")
     args = parser.parse_args(argv)
     args.night = args.night or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
@@ -59,19 +55,8 @@ def parse_args(argv):
         if not os.path.isfile(path):
             raise InputError(f"{path}: no such package")
     if args.allowed_signers:
-        try:
-            signing.check_allowed_signers(args.allowed_signers)
-        except signing.SigningError as error:
-            raise InputError(str(error))
+        signing.check_allowed_signers(args.allowed_signers)
     return args
-
-
-def _count(low, high):
-    def parse(text):
-        if not text.isdigit() or not low <= int(text) <= high:
-            raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number {low}..{high}")
-        return int(text)
-    return parse
 
 
 def work_items(args):

@@ -20,13 +20,16 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
-SIGNATURE = "MANIFEST.sig"
+from tdc.errors import InputError
+from tdc.packaging import SIGNATURE  # noqa: F401 - the file name belongs to the package format
+
 NAMESPACE = "tdc-package"  # a signature made for anything else never verifies here
 _TIMEOUT = 60
 
 
-class SigningError(Exception):
-    """Cannot sign or cannot check at all (no ssh-keygen, unreadable key): one line."""
+class SigningError(InputError):
+    """Cannot sign or cannot check at all (no ssh-keygen, unreadable key,
+    no allowed signer): bad input, one line, exit 2."""
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,7 @@ def bandwidth(results):
 
 def latency(results):
     """A data: URI, or None when there is no latency series."""
-    bars = sorted((r.pattern + (f" {upstream.bench_results().human_bytes(r.size)}" if r.size else ""),
+    bars = sorted((r.pattern + (f" {upstream.bench_results.human_bytes(r.size)}" if r.size else ""),
                    r.device, r.seconds * 1e6)
                   for r in results if r.family == "latency" and r.seconds)
     if not bars:

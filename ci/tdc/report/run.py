@@ -8,7 +8,6 @@ instances on that device, as in the fleet matrix), whose cells show their
 message and tests when clicked; the waivers applied with tracker and expiry;
 bandwidth and latency charts per device; the environment; every test.
 Exit status 0 (prints the path), 2 bad input (one line)."""
-import argparse
 import json
 import os
 import re
@@ -74,7 +73,7 @@ def flatten(value, prefix=""):
 def waivers_of(tests):
     """Each waived test with its waiver's origin, category, tracker and expiry
     (the expiry is read from the waiver file's line, when this tree has it)."""
-    pattern = upstream.package_format().KNOWN_FAILURE
+    pattern = upstream.packaging.KNOWN_FAILURE
     found = []
     for test in tests:
         if test.get("status") != "known_failure":
@@ -131,14 +130,14 @@ def root_causes(summary, tests):
 
 
 def bench_results(results_dir):
-    reader = upstream.bench_results()
+    reader = upstream.bench_results
     found = []
     bench = os.path.join(results_dir, "bench")
     for name in sorted(os.listdir(bench)) if os.path.isdir(bench) else []:
         if name.endswith(".json"):
             try:
                 found += reader.load(os.path.join(bench, name))[1]
-            except reader.BadResults:
+            except InputError:
                 continue
     return found
 
@@ -202,8 +201,7 @@ def write_run_report(results_dir, out=None):
 
 def main(argv=None):
     def body(args):
-        parser = argparse.ArgumentParser(prog="ci/report", description=__doc__.split("\n\n")[0])
-        parser.error = lambda message: (_ for _ in ()).throw(InputError(f"{message} (see --help)"))
+        parser = upstream.Parser("report", __doc__)
         parser.add_argument("results", help="a results folder (summary.json, context.json, bench/)")
         parser.add_argument("--out", help="the HTML file to write (default RESULTS/report.html)")
         options = parser.parse_args(args)
