@@ -5,10 +5,17 @@ TDC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TDC_CACHE="${TDC_CACHE:-$HOME/.cache/tdc}"
 TDC_JOBS="${TDC_JOBS:-$(nproc)}"
 
-tdc_log() { printf '\n==> %s\n' "$*" >&2; }
+# TDC_QUIET=1 (the scripts' --quiet): no progress lines, only results and errors.
+tdc_log() { [ -n "${TDC_QUIET:-}" ] || printf '\n==> %s\n' "$*" >&2; }
 tdc_die() { printf 'tdc: %s\n' "$*" >&2; exit 2; }
 
+# The Python tools (ci/tdc): python3 -m tdc <verb> ...
+tdc_tool() { PYTHONPATH="$TDC_ROOT/ci${PYTHONPATH:+:$PYTHONPATH}" python3 -m tdc "$@"; }
+
 # Debian packages, installed only when missing; apt-get update runs at most once.
+# TDC_NO_PROVISION=1: install nothing (a host that has what it needs); a
+# missing package is then one line naming it. As non-root, `sudo -n`: it
+# fails at once instead of waiting for a password in CI.
 tdc_apt_install() {
   local missing=()
   for package in "$@"; do
@@ -16,10 +23,15 @@ tdc_apt_install() {
       missing+=("$package")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
+  [ -z "${TDC_NO_PROVISION:-}" ] ||
+    tdc_die "missing packages (${missing[*]}) and TDC_NO_PROVISION is set: install them, or unset it"
   command -v apt-get >/dev/null || tdc_die "missing packages (${missing[*]}) and no apt-get: see README, 'Offline hosts'"
   tdc_log "installing ${missing[*]}"
   local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || tdc_die "missing packages (${missing[*]}): not root and no sudo (TDC_NO_PROVISION=1 skips provisioning)"
+    sudo="sudo -n"
+  fi
   if [ -z "${TDC_APT_UPDATED:-}" ]; then
     $sudo apt-get update -qq || tdc_die "apt-get update failed"
     TDC_APT_UPDATED=1
@@ -36,6 +48,14 @@ tdc_provision_build_tools() {
   fi
   tdc_apt_install cmake ninja-build g++ python3 python3-venv libgtest-dev libbenchmark-dev libbenchmark-tools \
     nlohmann-json3-dev
+}
+
+# What the Python self-tests run with (Debian's /usr/bin/python3): pytest
+# for the units of ci/tdc, jsonschema to validate real outputs against
+# ci/tdc/schemas, junitparser as a third-party JUnit reader.
+tdc_provision_selftest_tools() {
+  [ -n "${TDC_DEPS_PREFIX:-}" ] && return 0
+  tdc_apt_install python3-pytest python3-jsonschema python3-junitparser
 }
 
 # A venv holding exactly torch==$1; prints LibTorch's CMake prefix path.
@@ -98,6 +118,20 @@ tdc_build() {
     tail -40 "$build_dir/configure.log" >&2; tdc_die "configure failed (log: $build_dir/configure.log)"; }
   tdc_log "building $build_dir"
   local started=$SECONDS
-  cmake --build "$build_dir" -j "$TDC_JOBS" || tdc_die "build failed in $build_dir"
+  if [ -n "${TDC_QUIET:-}" ]; then
+    cmake --build "$build_dir" -j "$TDC_JOBS" >"$build_dir/build.log" 2>&1 || {
+      tail -40 "$build_dir/build.log" >&2; tdc_die "build failed in $build_dir (log: $build_dir/build.log)"; }
+  else
+    cmake --build "$build_dir" -j "$TDC_JOBS" || tdc_die "build failed in $build_dir"
+  fi
   tdc_log "built $build_dir in $((SECONDS - started)) s"
+}
+
+# What ci/merge, ci/report and their self-tests need, from Debian: templates
+# (jinja2), charts (matplotlib), the readers and validators the tests use on
+# our output (junitparser, jsonschema, yaml), the browser the report test
+# drives (chromium, its driver, selenium) and ssh-keygen for signatures.
+tdc_provision_report_tools() {
+  tdc_apt_install python3-jinja2 python3-matplotlib python3-jsonschema python3-junitparser python3-yaml \
+    python3-selenium chromium chromium-driver openssh-client
 }

@@ -132,7 +132,8 @@ tdc_add_selftest(NAME <name> COMMAND <cmd>... [TIMEOUT <s>] [ENVIRONMENT <k=v>..
                  [LABELS <label>...])
 The project's own tests (label: selftest), as opposed to conformance checks.
 A self-test decides its verdict itself (check_run.py, expect_failures.py):
-exit status 0 passed, anything else failed.
+exit status 0 passed, anything else failed. Every self-test finds the
+Python tools' package (ci/tdc) by PYTHONPATH, never by editing sys.path.
 #]=======================================================================]
 function(tdc_add_selftest)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TIMEOUT" "COMMAND;ENVIRONMENT;LABELS")
@@ -143,9 +144,7 @@ function(tdc_add_selftest)
     set(arg_TIMEOUT 300)
   endif()
   add_test(NAME selftest.${arg_NAME} COMMAND ${arg_COMMAND})
+  set(environment "PYTHONPATH=${PROJECT_SOURCE_DIR}/ci" ${arg_ENVIRONMENT})
   set_tests_properties(selftest.${arg_NAME} PROPERTIES
-    LABELS "selftest;${arg_LABELS}" TIMEOUT ${arg_TIMEOUT})
-  if(arg_ENVIRONMENT)
-    set_tests_properties(selftest.${arg_NAME} PROPERTIES ENVIRONMENT "${arg_ENVIRONMENT}")
-  endif()
+    LABELS "selftest;${arg_LABELS}" TIMEOUT ${arg_TIMEOUT} ENVIRONMENT "${environment}")
 endfunction()

@@ -13,65 +13,51 @@ it fails, and fails in the checks meant to catch that breakage.
 Prints the failed tests, one a line, for the docs' fault table."""
 import argparse
 import fnmatch
-import json
 import os
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
+import time
+
+from tdc import gtest, junit
 
 
 def run_gtest(binary, env, gtest_filter=None):
     with tempfile.TemporaryDirectory() as tmp:
-        report = os.path.join(tmp, "report.json")
-        command = [binary, f"--gtest_output=json:{report}"]
+        report = os.path.join(tmp, "report.xml")
+        command = [binary, f"--gtest_output=xml:{report}"]
         if gtest_filter:
             command.append(f"--gtest_filter={gtest_filter}")
-        run = subprocess.run(command, env=env,
-                             capture_output=True, text=True, timeout=1800)
+        run = subprocess.run(command, env=env, capture_output=True, text=True, errors="replace",
+                             timeout=1800)
         if not os.path.exists(report):
             return run.returncode, None, run.stdout + run.stderr
-        with open(report) as f:
-            data = json.load(f)
-    verdicts = {}
-    for suite in data.get("testsuites", []):
-        for test in suite.get("testsuite", []):
-            name = f"{suite['name']}.{test['name']}"
-            if test.get("failures"):
-                verdicts[name] = "failed"
-            elif test.get("result") == "SKIPPED":
-                verdicts[name] = "skipped"
-            else:
-                verdicts[name] = "passed"
-    return run.returncode, verdicts, run.stdout + run.stderr
+        return run.returncode, gtest.statuses_of_report(report), run.stdout + run.stderr
 
 
-def run_ctest(build_dir, label, env, regex=None, outputs=None, exclude_label=None):
-    """outputs: a dict to fill with each test's output (JUnit system-out)."""
+def run_ctest(build_dir, label, env, regex=None, outputs=None, exclude_label=None, records=None):
+    """outputs: a dict to fill with each test's output (JUnit system-out);
+    records: a dict to fill with the run's GoogleTest records (tdc.gtest),
+    read from the run's own TDC_GTEST_DIR."""
     with tempfile.TemporaryDirectory() as tmp:
-        junit = os.path.join(tmp, "junit.xml")
-        command = ["ctest", "--test-dir", build_dir, "-L", label, "-j2", "--output-junit", junit]
+        junit_path, gtest_dir = os.path.join(tmp, "junit.xml"), os.path.join(tmp, "gtest")
+        os.makedirs(gtest_dir)
+        command = ["ctest", "--test-dir", build_dir, "-L", label, "-j2", "--output-junit", junit_path]
         if regex:
             command += ["-R", regex]
         if exclude_label:
             command += ["-LE", exclude_label]
-        run = subprocess.run(command, env=env,
-                             capture_output=True, text=True, timeout=3600)
-        if not os.path.exists(junit):
+        started = time.time()
+        run = subprocess.run(command, env=dict(env, TDC_GTEST_DIR=gtest_dir), capture_output=True,
+                             text=True, errors="replace", timeout=3600)
+        if not os.path.exists(junit_path):
             return run.returncode, None, run.stdout + run.stderr
-        root = ET.parse(junit).getroot()
-    verdicts = {}
-    for case in root.iter("testcase"):
-        if outputs is not None:
-            outputs[case.get("name")] = case.findtext("system-out") or ""
-        status = case.get("status", "run")
-        if case.find("failure") is not None or case.find("error") is not None or status == "fail":
-            verdicts[case.get("name")] = "failed"
-        elif case.find("skipped") is not None or status in ("disabled", "notrun"):
-            verdicts[case.get("name")] = "skipped"
-        else:
-            verdicts[case.get("name")] = "passed"
-    return run.returncode, verdicts, run.stdout + run.stderr
+        cases = junit.read(junit_path)
+        if records is not None:
+            records.update(gtest.run_records(gtest_dir, build_dir, {c.name for c in cases}, started - 1))
+    if outputs is not None:
+        outputs.update({case.name: case.output for case in cases})
+    return run.returncode, junit.statuses(cases), run.stdout + run.stderr
 
 
 def main():

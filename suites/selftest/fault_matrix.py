@@ -11,15 +11,10 @@ dtypes, matched against the metadata each test records in GoogleTest's XML.
 """
 import argparse
 import fnmatch
-import os
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", "..", "ci"))
-from expect_failures import run_ctest  # noqa: E402
-from summarize import gtest_records  # noqa: E402
+from expect_failures import run_ctest  # this script's own folder
 
 
 class Check:
@@ -229,12 +224,12 @@ def unnamed_failures(mode, failed, must_fail, metadata, outputs, backend):
                      and f"(checked by {owner}" in outputs.get(name, ""))]
 
 
-def test_metadata(build_dir, names):
-    """Each ctest entry's metadata (check, device, device_type, dtype) from its
-    GoogleTest XML. An entry that never left one (it crashed or hung on its
-    first run) has none, so it can satisfy no Check: a hole, never a catch."""
-    records = gtest_records(os.path.join(build_dir, "results", "gtest"))
-    return {name: records[name]["properties"] for name in names if name in records}
+def test_metadata(records, names):
+    """Each ctest entry's metadata (check, device, device_type, dtype) from
+    the run's own GoogleTest XML (tdc.gtest records). An entry that left none
+    (it crashed or hung) has none, so it can satisfy no Check: a hole, never
+    a catch."""
+    return {name: records[name].properties for name in names if name in records}
 
 
 def verdict_problems(checks, wanted, verdicts, metadata, backend):
@@ -268,16 +263,16 @@ def main():
             continue
         env = dict(os.environ, TDC_LOOPBACK_FAULT=mode, **extra)
         started = time.time()
-        outputs = {}
+        outputs, records = {}, {}
         code, verdicts, output = run_ctest(args.build_dir, "loopback", env, regex, outputs,
-                                          exclude_label=EXCLUDED_LABELS)
+                                          exclude_label=EXCLUDED_LABELS, records=records)
         seconds = time.time() - started
         if verdicts is None:
             print(output[-4000:])
             rows.append((mode, "no report", []))
             holes += 1
             continue
-        metadata = test_metadata(args.build_dir, verdicts)
+        metadata = test_metadata(records, verdicts)
         failed = sorted(n for n, v in verdicts.items() if v == "failed")
         problems = ["the run passed"] if code == 0 else []
         problems += verdict_problems(must_fail, "failed", verdicts, metadata, backend)

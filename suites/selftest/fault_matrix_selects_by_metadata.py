@@ -3,11 +3,9 @@
 metadata, not from its name: a test named for loopback_0 whose XML says it ran
 on loopback:1 counts for index 1, a check that no failed test carries is a
 hole, and a test that left no metadata satisfies nothing."""
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fault_matrix import Check, each, verdict_problems  # noqa: E402
+from fault_matrix import Check, each, verdict_problems  # this script's own folder
 
 
 def main():

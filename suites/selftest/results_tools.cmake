@@ -6,7 +6,7 @@ set(damaged_inputs
   "truncated_junit|--junit=${damaged}/truncated.xml|truncated.xml is not well-formed XML"
   "junit_without_testcases|--junit=${damaged}/no_testcases.xml|no_testcases.xml has no testcases"
   "html_as_junit|--junit=${damaged}/page.html|page.html is not a JUnit file"
-  "missing_context|--context=/nonexistent/context.json|cannot read context file /nonexistent/context.json"
+  "missing_context|--context=/nonexistent/context.json|context file /nonexistent/context.json does not exist"
 )
 tdc_add_rejection_selftests(summarize_rejects "${damaged_inputs}"
   -- "${Python3_EXECUTABLE}" "${summarize}" --junit=${damaged}/root_causes.xml @VALUE@)

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """summarize.py lists a failure whose output says "prerequisite failed: ...
-(checked by X)" under X, root causes first, in summary.json and on the console."""
+(checked by X)" under X, root causes first, in summary.json and on the
+console, each group with the root cause's reason (its first failure line,
+not ctest's empty or generic message)."""
 import json
 import os
 import subprocess
@@ -11,6 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = "loopback:Placement.ModuleToMovesParametersAndBuffers/loopback_0"
 DEPENDENTS = ["loopback:Forward.SeedModelMatchesFloat64Reference/loopback_0_float32",
               "loopback:MismatchGuard.RejectsMetaInput/loopback_0"]
+REASON = "Module::to(loopback:0) threw: set_data: incompatible tensor type"
 
 
 def main():
@@ -24,10 +27,10 @@ def main():
     problems = []
     if run.returncode != 1:
         problems.append(f"exit {run.returncode}, expected 1")
-    if groups != [{"root_cause": ROOT, "message": "Failed", "dependents": DEPENDENTS}]:
+    if groups != [{"root_cause": ROOT, "message": REASON, "dependents": DEPENDENTS}]:
         problems.append(f"summary.json groups: {groups}")
     failed_lines = [l.strip() for l in run.stdout.splitlines() if l.strip().startswith(("FAILED", "prerequisite of"))]
-    expected = [f"FAILED  {ROOT}"] + [f"prerequisite of: {d}" for d in DEPENDENTS]
+    expected = [f"FAILED  {ROOT}: {REASON}"] + [f"prerequisite of: {d}" for d in DEPENDENTS]
     if failed_lines != expected:
         problems.append(f"console lists {failed_lines}, expected {expected}")
     for problem in problems:

@@ -20,7 +20,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
+
+from tdc import ROOT, junit
 
 README_SECTION = "## Qualifying your own backend"
 VENDOR_LIBRARY = "/opt/vendor/libmybackend.so"
@@ -42,17 +43,9 @@ def recipe_commands(readme):
     return [line for line in lines if line]
 
 
-def verdicts(junit):
-    result = {}
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        status = case.get("status", "run")
-        if case.find("failure") is not None or status == "fail":
-            result[case.get("name")] = "failed"
-        elif case.find("skipped") is not None or status in ("disabled", "notrun"):
-            result[case.get("name")] = "skipped"
-        else:
-            result[case.get("name")] = "passed"
-    return result
+def verdicts(path):
+    """{name: status} by the one rule (tdc.junit), <error> included."""
+    return junit.statuses(junit.read(path))
 
 
 def run_recipe(commands, build_dir, library, name, workdir):
@@ -78,7 +71,7 @@ def main():
     parser.add_argument("--build-dir", required=True)
     parser.add_argument("--backend-name", required=True,
                         help="the name the altdev library shows as: altdev, or privateuseone on 1.13")
-    parser.add_argument("--readme", default=os.path.join(os.path.dirname(__file__), "..", "..", "README.md"))
+    parser.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
     args = parser.parse_args()
     build_dir = os.path.abspath(args.build_dir)
     altdev = os.path.join(build_dir, "lib", "libtdc_altdev.so")
@@ -103,13 +96,13 @@ def main():
             print("FAILED:", script)
             return 1
         print("ran the README's recipe:\n  " + script.replace("\n", "\n  "))
-        junit = os.path.join(build_dir, "vendor.xml")  # ctest writes it relative to --test-dir
+        report = os.path.join(build_dir, "vendor.xml")  # ctest writes it relative to --test-dir
         if run.returncode != 0:
             problems.append(f"the recipe exited {run.returncode}")
-        if not os.path.exists(junit):
+        if not os.path.exists(report):
             problems.append("the recipe left no vendor.xml")
         else:
-            result = verdicts(junit)
+            result = verdicts(report)
             on_vendor = {n: v for n, v in result.items()
                          if re.search(rf"/{args.backend_name}_[01](_|$)", n) and not n.startswith("loopback:")}
             twins = {n: v for n, v in result.items() if n.startswith("loopback:")}
@@ -154,9 +147,9 @@ def main():
 
         # A vendor's typo under ctest: one line, a failing entry in the JUnit,
         # no CMake error block.
-        junit = os.path.join(workdir, "typo.xml")
+        report = os.path.join(workdir, "typo.xml")
         typo = subprocess.run(["ctest", "--test-dir", build_dir, "-L", "selection", "-LE", "loopback",
-                               "--output-on-failure", "--output-junit", junit],
+                               "--output-on-failure", "--output-junit", report],
                               env=dict(os.environ, TDC_EXPECT="cuda:x"), capture_output=True, text=True,
                               timeout=600)
         typo_output = typo.stdout + typo.stderr
@@ -166,7 +159,7 @@ def main():
             problems.append("TDC_EXPECT=cuda:x under ctest: a CMake error block:\n" + typo_output[-3000:])
         if "TDC_EXPECT: 'cuda:x'" not in typo_output:
             problems.append("TDC_EXPECT=cuda:x under ctest: the one-line reason is not shown")
-        if not os.path.exists(junit) or verdicts(junit).get("TdcConfiguration.tdc_selection") != "failed":
+        if not os.path.exists(report) or verdicts(report).get("TdcConfiguration.tdc_selection") != "failed":
             problems.append("TDC_EXPECT=cuda:x under ctest: no failing TdcConfiguration.tdc_selection in the JUnit")
 
     if problems:

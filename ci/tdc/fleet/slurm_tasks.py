@@ -4,11 +4,11 @@ task order, with exactly these keys:
 
   host           the Slurm node the task ran on (planned node if it never ran)
   build          the build's name (the LibTorch of --torch, or the build folder's name)
-  job_id         the array's job id: `<job_id>_<array_task_id>` names the task in Slurm
+  job_id         the array's job id (a string): `<job_id>_<array_task_id>` names the task in Slurm
   array_task_id  the task's index in the array
   state          Slurm's JobState: COMPLETED, FAILED, TIMEOUT, CANCELLED, NODE_FAIL,
                  OUT_OF_MEMORY, PREEMPTED, BOOT_FAIL, DEADLINE; UNKNOWN when Slurm
-                 no longer holds the record
+                 no longer holds the record (or, never expected, still runs it)
   exit_code      the exit status Slurm reports (ExitCode's first part), or null
   package        the package's path, or null when the task left none
   reason         one line: what Slurm and the task said (empty for a completed
@@ -28,7 +28,8 @@ import sys
 
 from tdc.fleet.slurm import SlurmError, config_value, show_job
 
-KEYS = ("host", "build", "job_id", "array_task_id", "state", "exit_code", "package", "reason")
+FINISHED = ("COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL", "OUT_OF_MEMORY",
+            "PREEMPTED", "BOOT_FAIL", "DEADLINE")
 
 
 def _state_file(results, index):
@@ -53,6 +54,9 @@ def task_row(task, job_id, slurm, own, results):
     reasons = []
     if slurm:
         state = slurm.get("JobState", "UNKNOWN")
+        if state not in FINISHED:  # afterany should exclude it; say so rather than guess
+            reasons.append(f"Slurm: still {state} when the merge ran")
+            state = "UNKNOWN"
         exit_code, signal = _exit_code(slurm.get("ExitCode"))
         host = slurm.get("BatchHost") or slurm.get("NodeList") or task["node"]
         if host in ("(null)", ""):
@@ -87,7 +91,7 @@ def task_row(task, job_id, slurm, own, results):
             reasons.append(f"no package: the task stopped at '{own.get('stage')}'")
     if state == "COMPLETED" and package and own and own.get("verdict") == "healthy":
         reasons = []
-    return {"host": host, "build": task["build"], "job_id": int(job_id) if str(job_id).isdigit() else job_id,
+    return {"host": host, "build": task["build"], "job_id": str(job_id),
             "array_task_id": task["index"], "state": state, "exit_code": exit_code,
             "package": package, "reason": "; ".join(reasons)}
 

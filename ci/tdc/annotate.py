@@ -1,0 +1,86 @@
+"""annotate: puts context.json into ctest's JUnit file, and each failure's
+reason into its <failure message>, so that a JUnit viewer (a CI system,
+python3-junitparser) shows where and with what the run was made, and why
+each test failed: <testsuite name> and hostname (ctest leaves "(empty)" and
+""), one <property> per context value, and the message ctest leaves empty.
+
+  ci/annotate_junit.py --junit FILE --context context.json [--name NAME] [--summary summary.json]
+With --summary, each failed <testcase> gets the summary's message (GoogleTest's
+failure message, or the entry's last meaningful line).
+Exit status 0, or 2 with one line when a file is damaged."""
+import sys
+import xml.etree.ElementTree as ET
+
+from tdc import cli, junit, results, safeio
+from tdc.errors import InputError
+
+
+def flatten(value, prefix=""):
+    """{"cpu": {"model": "X"}} -> [("cpu.model", "X")]; lists are indexed."""
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, list):
+        items = ((str(i), v) for i, v in enumerate(value))
+    else:
+        return [(prefix, "" if value is None else str(value))]
+    pairs = []
+    for key, inner in items:
+        pairs += flatten(inner, f"{prefix}.{key}" if prefix else str(key))
+    return pairs
+
+
+def annotate(root, context, name, messages):
+    suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+    for suite in suites:
+        suite.set("name", name)
+        suite.set("hostname", str(context.get("host", "")))
+        for old in suite.findall("properties"):
+            suite.remove(old)
+        properties = ET.Element("properties")
+        for key, value in flatten(context):
+            ET.SubElement(properties, "property", name=key, value=value)
+        suite.insert(0, properties)
+    for case in root.iter("testcase"):
+        message = messages.get(case.get("name"))
+        if not message:
+            continue
+        failure = case.find("failure")
+        if failure is None:
+            failure = case.find("error")
+        if failure is None and junit.status_of(case) == junit.FAILED:
+            failure = ET.SubElement(case, "failure")
+        if failure is not None:
+            failure.set("message", message)
+    return suites
+
+
+def parser():
+    p = cli.Parser("annotate_junit", __doc__)
+    p.add_argument("--junit", required=True)
+    p.add_argument("--context", required=True)
+    p.add_argument("--name", default="tdc")
+    p.add_argument("--summary", help="summary.json whose failure messages go into the JUnit")
+    return p
+
+
+def run(argv):
+    args = parser().parse_args(argv)
+    context = results.read(args.context, "context")
+    messages = {}
+    if args.summary:
+        summary = results.read(args.summary, "summary")
+        messages = {t["name"]: t["message"] for t in summary["tests"] if t["status"] == "failed"}
+    root = safeio.parse_xml(args.junit, "JUnit file")
+    if root.tag not in ("testsuite", "testsuites") or not annotate(root, context, args.name, messages):
+        raise InputError(f"{args.junit} has no <testsuite>")
+    safeio.write_text(args.junit, ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n",
+                      "JUnit file")
+    return 0
+
+
+def main(argv=None):
+    return cli.run_main("annotate_junit", run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,216 @@
+"""check-thresholds: checks tdc_bench_* results against per-device minimum bandwidths and
+maximum times (bench/thresholds.json), in the spirit of DCGM's per-SKU
+diagnostics: a device is judged by the entry for its name ("NVIDIA H200")
+if there is one, else by the entry for its type ("cuda").
+
+Fails closed. Exit status:
+  0  every result had a threshold entry for its device, at least one result
+     was checked, and none violated its threshold;
+  1  a threshold was violated, or a benchmark did not run (verification
+     failed, the device threw);
+  2  bad input: an unreadable or damaged file, an unknown key or pattern in
+     the thresholds (a typo such as 'min_bandwith_GBps', 'loopbak',
+     'h2d_pined'), a size key that is not a byte count, a value that is not a
+     positive number; or partial coverage: no results, a device without any
+     thresholds entry, nothing checked, or (with --require-thresholds, for
+     qualification) any result without a threshold.
+Results without a threshold are listed as not checked, always.
+"""
+import json
+import math
+import os
+import re
+import sys
+
+from tdc import ROOT, cli, safeio
+from tdc.bench import results as bench_results
+from tdc.errors import InputError
+
+DEFAULT_THRESHOLDS = os.path.join(ROOT, "bench", "thresholds.json")
+
+# Which thresholds key judges which family, and the patterns each may name.
+DTYPES = ("float32", "float16", "bfloat16")
+COPY_PATTERNS = ("memcpy", "d2d", "clone", "h2d", "d2h", "h2d_pinned", "d2h_pinned", "d2d_peer")
+FORWARD_CASE = re.compile(r"^(seed|linear1024_b[0-9]+)_(%s)$" % "|".join(DTYPES))
+LATENCY_CASE = re.compile(r"^(seed_(%s)|d2d|h2d|d2h)$" % "|".join(DTYPES))
+KEYS = {
+    "min_bandwidth_GBps": ("transfer", lambda p: p in COPY_PATTERNS, "steps"),
+    "max_forward_us": ("forward", lambda p: bool(FORWARD_CASE.match(p)) or p == "*", "number"),
+    "max_latency_us": ("latency", lambda p: bool(LATENCY_CASE.match(p)) or p == "*", "number"),
+}
+FAMILY_KEY = {family: key for key, (family, _, _) in KEYS.items()}
+# Device types LibTorch knows (c10/core/DeviceType.h) plus the loopback
+# backend's name. A lowercase key that is none of these, nor the type of a
+# device in the results, is a typo ('loopbak'), not a marketing name.
+DEVICE_TYPES = {"cpu", "cuda", "mkldnn", "opengl", "opencl", "ideep", "hip", "fpga", "maia",
+                "xla", "vulkan", "metal", "xpu", "mps", "meta", "hpu", "ve", "lazy", "ipu",
+                "mtia", "privateuseone", "loopback"}
+TYPE_LIKE = re.compile(r"^[a-z][a-z0-9_]*$")
+
+
+class BadThresholds(InputError):
+    pass
+
+
+def is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) \
+        and value > 0
+
+
+def validate_entry(where, entry):
+    if not isinstance(entry, dict):
+        raise BadThresholds(f"{where}: expected an object, got {type(entry).__name__}")
+    for key, value in entry.items():
+        if key == "about":
+            continue
+        if key not in KEYS:
+            raise BadThresholds(f"{where}: unknown key '{key}' (expected one of: "
+                                f"{', '.join(sorted(KEYS))}, about)")
+        _, pattern_ok, shape = KEYS[key]
+        if not isinstance(value, dict):
+            raise BadThresholds(f"{where}.{key}: expected an object of patterns, "
+                                f"got {type(value).__name__}")
+        for pattern, limit in value.items():
+            here = f"{where}.{key}.{pattern}"
+            if not pattern_ok(pattern):
+                raise BadThresholds(f"{where}.{key}: unknown pattern '{pattern}'")
+            if shape == "number":
+                if not is_number(limit):
+                    raise BadThresholds(f"{here}: {json.dumps(limit)} is not a positive number")
+                continue
+            if not isinstance(limit, dict) or not limit:
+                raise BadThresholds(f"{here}: expected {{\"<from bytes>\": GB/s, ...}}, "
+                                    f"got {json.dumps(limit)}")
+            for size, floor in limit.items():
+                if not size.isdigit() or int(size) <= 0:
+                    raise BadThresholds(f"{here}: size key '{size}' is not a byte count "
+                                        f"(write 4 KiB as \"4096\")")
+                if not is_number(floor):
+                    raise BadThresholds(f"{here}.{size}: {json.dumps(floor)} is not a positive number")
+
+
+def load_thresholds(path, result_types):
+    """Validated {device key: entry}; raises BadThresholds (one line)."""
+    try:
+        data = safeio.load_json(path, "thresholds file")
+    except InputError as error:
+        raise BadThresholds(str(error))
+    if not isinstance(data, dict) or not isinstance(data.get("devices"), dict):
+        raise BadThresholds("expected an object with a 'devices' object")
+    unknown = sorted(set(data) - {"about", "devices"})
+    if unknown:
+        raise BadThresholds(f"unknown top-level key '{unknown[0]}' (expected: about, devices)")
+    entries = {}
+    for key, entry in data["devices"].items():
+        if key.startswith("_"):  # commented out (JSON has no comments)
+            continue
+        if TYPE_LIKE.match(key) and key not in DEVICE_TYPES | result_types:
+            raise BadThresholds(f"devices: '{key}' is no device type LibTorch knows and no device "
+                                f"in the results (a typo? a name is written as reported, "
+                                f"e.g. 'NVIDIA H200')")
+        validate_entry(f"devices.{key}", entry)
+        entries[key] = entry
+    return entries
+
+
+def entry_for(thresholds, result):
+    if result.device_name and result.device_name in thresholds:
+        return result.device_name, thresholds[result.device_name]
+    if result.device_type in thresholds:
+        return result.device_type, thresholds[result.device_type]
+    return None, None
+
+
+def step_value(steps, size):
+    """{"4096": a, "1048576": b}: a from 4 KiB, b from 1 MiB up."""
+    applicable = [(int(k), v) for k, v in steps.items() if int(k) <= size]
+    return max(applicable)[1] if applicable else None
+
+
+def describe(r):
+    size = f" {bench_results.human_bytes(r.size)}" if r.size else ""
+    return f"{r.where()}: {r.family} {r.pattern}{size}"
+
+
+def check(thresholds, results):
+    """Returns (checked, violations, unchecked, devices without an entry)."""
+    violations, unchecked, no_entry, checked = [], [], {}, 0
+    for r in results:
+        key, entry = entry_for(thresholds, r)
+        if r.error:
+            violations.append(f"{describe(r)}: did not run: {r.error}")
+            continue
+        if entry is None:
+            no_entry.setdefault(r.where(), r.device_type)
+            continue
+        limits = entry.get(FAMILY_KEY.get(r.family, ""), {})
+        if r.family == "transfer":
+            steps = limits.get(r.pattern)
+            required = step_value(steps, r.size) if steps and r.size else None
+            measured = r.bytes_per_second / 1e9 if r.bytes_per_second else None
+            if required is None or measured is None:
+                unchecked.append(describe(r))
+                continue
+            checked += 1
+            if measured < required:
+                violations.append(f"{describe(r)}: {measured:.3f} GB/s < required {required:g} GB/s "
+                                  f"(thresholds '{key}')")
+        else:
+            required = limits.get(r.pattern, limits.get("*"))
+            if required is None or r.seconds is None:
+                unchecked.append(describe(r))
+                continue
+            checked += 1
+            measured = r.seconds * 1e6
+            if measured > required:
+                violations.append(f"{describe(r)}: {measured:.1f} us > allowed {required:g} us "
+                                  f"(thresholds '{key}')")
+    return checked, violations, unchecked, no_entry
+
+
+def parser():
+    p = cli.Parser("check_thresholds", __doc__)
+    p.add_argument("--thresholds", default=DEFAULT_THRESHOLDS,
+                   help="per-device thresholds (default bench/thresholds.json)")
+    p.add_argument("--require-thresholds", action="store_true",
+                   help="fail (exit 2) when any result has no threshold (qualification)")
+    p.add_argument("results", nargs="+", help="Google Benchmark JSON files")
+    return p
+
+
+def run(argv):
+    args = parser().parse_args(argv)
+    results = bench_results.load_all(args.results)
+    try:
+        thresholds = load_thresholds(args.thresholds, {r.device_type for r in results})
+    except BadThresholds as error:
+        raise InputError(f"{args.thresholds}: {error}")
+    if not results:
+        raise InputError(f"no benchmark results in {', '.join(args.results)}: checked nothing")
+
+    checked, violations, unchecked, no_entry = check(thresholds, results)
+    for line in violations:
+        print(line)
+    problems = [f"no thresholds entry for {where} (add '{kind}' or its name to {args.thresholds})"
+                for where, kind in sorted(no_entry.items())]
+    if unchecked:
+        print(f"not checked (no threshold): {len(unchecked)} result(s): " + "; ".join(unchecked))
+        if args.require_thresholds:
+            problems.append(f"--require-thresholds: {len(unchecked)} result(s) have no threshold")
+    if checked == 0:
+        problems.append("no result was checked against a threshold")
+    for line in problems:
+        print(f"check_thresholds: {line}", file=sys.stderr)
+    print(f"thresholds: {checked} of {len(results)} results checked, {len(violations)} violation(s)"
+          f"{', INCOMPLETE' if problems else ''}")
+    if problems:
+        return 2
+    return 1 if violations else 0
+
+
+def main(argv=None):
+    return cli.run_main("check_thresholds", run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

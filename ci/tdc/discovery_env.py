@@ -1,0 +1,47 @@
+"""The environment variables that change which tests exist, read from the
+one list the CMake discovery reads too: cmake/discovery-environment.txt."""
+import os
+import re
+
+from tdc import ROOT
+from tdc.errors import InputError
+
+LIST = os.path.join(ROOT, "cmake", "discovery-environment.txt")
+_ENTRY = re.compile(r"^[A-Za-z0-9_\[\]+*-]+$")
+
+
+def entries(path=LIST):
+    """[(pattern, what it changes)] in file order."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            lines = handle.read().splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read the discovery environment list {path}: {error}")
+    found = []
+    for number, line in enumerate(lines, 1):
+        text, _, comment = line.partition("#")
+        text = text.strip()
+        if not text:
+            continue
+        if not _ENTRY.match(text) or not comment.strip():
+            raise InputError(f"{path}:{number}: expected '<NAME or regex>  # what it changes', got {line!r}")
+        found.append((text, comment.strip()))
+    return found
+
+
+def matcher(path=LIST):
+    """A function name -> bool: does this variable change which tests exist?"""
+    pattern = re.compile("^(" + "|".join(p for p, _ in entries(path)) + ")$")
+    return lambda name: bool(pattern.match(name))
+
+
+def of(environment, path=LIST):
+    """The discovery-relevant subset of an environment, sorted."""
+    changes = matcher(path)
+    return {k: v for k, v in sorted(environment.items()) if changes(k)}
+
+
+def without(environment, path=LIST):
+    """The environment with every discovery-relevant variable removed."""
+    changes = matcher(path)
+    return {k: v for k, v in environment.items() if not changes(k)}

@@ -1,0 +1,128 @@
+"""JUnit XML (ctest's --output-junit) and the one rule every tool uses to say
+whether a <testcase> passed, failed or was skipped. GoogleTest's own XML has
+the same <testcase> shape and goes through the same rule (tdc.gtest).
+
+The rule (status_of):
+  failed   a <failure> or <error> child, or status="fail" (ctest);
+  skipped  otherwise, a <skipped> child, status "notrun"/"disabled", or
+           GoogleTest's result "skipped"/"suppressed";
+  passed   otherwise.
+"""
+import math
+import re
+from dataclasses import dataclass, field
+
+from tdc import safeio
+from tdc.errors import InputError
+
+FAILED, SKIPPED, PASSED = "failed", "skipped", "passed"
+# GoogleTest prints "file:line: Failure" before the message, and "file:line"
+# before a skip's reason: they say where, not why.
+_LOCATION = re.compile(r"^\S+:\d+(: (Failure|Skipped))?$")
+
+
+def status_of(case):
+    """The status of one <testcase> element (the module's rule, above)."""
+    if case.find("failure") is not None or case.find("error") is not None \
+            or case.get("status") == "fail":
+        return FAILED
+    if case.find("skipped") is not None or case.get("status") in ("notrun", "disabled") \
+            or case.get("result") in ("skipped", "suppressed"):
+        return SKIPPED
+    return PASSED
+
+
+# Lines that say nothing about why: ctest's and GoogleTest's generic words.
+_GENERIC = {"Failed", "Failure", "Skipped"}
+REASON_LIMIT = 300
+
+
+def meaningful_lines(text):
+    """Lines that say something: not blank, not a bare 'file:line: Failure',
+    not a generic 'Failed'."""
+    return [line.strip() for line in (text or "").splitlines()
+            if line.strip() and not _LOCATION.match(line.strip()) and line.strip() not in _GENERIC]
+
+
+def first_reason(text):
+    """The first meaningful line; one that ends in ':' ("Expected equality of
+    these values:") runs on with the lines after it, up to REASON_LIMIT."""
+    lines = meaningful_lines(text)
+    if not lines:
+        return ""
+    reason = " ".join(lines) if lines[0].endswith(":") else lines[0]
+    return reason[:REASON_LIMIT]
+
+
+def reason_of(case):
+    """Why a testcase failed or skipped, in one line: the <failure>/<error>/
+    <skipped> message, else its text, else ''. ctest's generic "Failed" or
+    an empty message says nothing, so the element's text is tried next."""
+    for tag in ("failure", "error", "skipped"):
+        for node in case.findall(tag):
+            for text in (node.get("message"), node.text):
+                reason = first_reason(text)
+                if reason:
+                    return reason
+    return ""
+
+
+@dataclass
+class Case:
+    name: str
+    status: str
+    seconds: float
+    reason: str                       # one line; '' when the XML says nothing
+    output: str = ""                  # <system-out>: what the test printed (ctest)
+    element: object = field(default=None, repr=False)
+
+
+def seconds_of(case, where):
+    text = case.get("time")
+    if text is None or text == "":
+        return 0.0
+    try:
+        value = float(text)
+    except ValueError:
+        raise InputError(f"{where}: testcase {case.get('name')!r} has time={text!r}, not a number")
+    if not math.isfinite(value) or value < 0:
+        raise InputError(f"{where}: testcase {case.get('name')!r} has time={text!r}, "
+                         "not a finite duration")
+    return value
+
+
+def cases_of(root, where):
+    """Every <testcase> under root as a Case; refuses a testcase without a
+    name and one name twice (the first copy could fail, the second pass)."""
+    cases, seen = [], set()
+    for element in root.iter("testcase"):
+        name = element.get("name")
+        if not name:
+            raise InputError(f"{where}: a testcase has no name")
+        if name in seen:
+            raise InputError(f"{where}: testcase {name!r} appears twice: refused "
+                             "(which of its results is the run's?)")
+        seen.add(name)
+        cases.append(Case(name=name, status=status_of(element), seconds=seconds_of(element, where),
+                          reason=reason_of(element), output=element.findtext("system-out") or "",
+                          element=element))
+    return cases
+
+
+def read(path, what="JUnit file", allow_empty=False):
+    """The testcases of a JUnit file. InputError (one line) for a file that is
+    missing, too large, not UTF-8, not well-formed, not JUnit, declares
+    entities, or (unless allow_empty) has no testcase: nothing ran."""
+    root = safeio.parse_xml(path, what)
+    where = f"{path}"
+    if root.tag not in ("testsuite", "testsuites"):
+        raise InputError(f"{where} is not a JUnit file (root element <{root.tag}>)")
+    cases = cases_of(root, where)
+    if not cases and not allow_empty:
+        raise InputError(f"{where} has no testcases: nothing ran")
+    return cases
+
+
+def statuses(cases):
+    """{name: status}."""
+    return {case.name: case.status for case in cases}

@@ -1,0 +1,159 @@
+"""package: turns a results folder (ci/conformance, ci/health --out) into
+tdc-<host>-level<N>-<date>.tar.gz: JUnit, summary.json, every GoogleTest XML
+file of the run's gtest/ folder (recursively), benchmark JSON and gate
+verdicts, context.json, the waivers applied (with file and line), a
+STATEMENT from the flags and a MANIFEST of sha256 sums.
+
+  ci/package RESULTS_DIR --product=TEXT --submitter=TEXT [--level=N] [--out=DIR]
+                         [--gtest-dir=DIR] [--compatibility=TEXT] [--sign-key=KEY]
+--sign-key signs the MANIFEST with an OpenSSH key into MANIFEST.sig
+(ci/verify --allowed-signers, ci/merge --allowed-signers check it).
+
+Refused with one line (exit 2): a results folder whose files are damaged or
+of the wrong type, a symbolic link or a file name that is not UTF-8 among
+them, a --level above the one the run recorded, an empty --product or
+--submitter, a value with a newline or control character, a --gtest-dir
+that does not exist, an --out that is a file or cannot be written.
+Exit status 0 (prints the package path), 2 bad input."""
+import datetime
+import os
+import re
+import shutil
+import sys
+import tarfile
+import tempfile
+
+from tdc import cli, gtest, packaging, results, safeio
+from tdc.errors import InputError
+from tdc.fleet import signing
+
+BENCH_FILES = re.compile(r"\.(json|txt|log|svg)$")
+
+
+def applied_waivers(summary):
+    """Every known failure of the run with the waiver line it came from."""
+    waivers = []
+    for test in summary["tests"]:
+        if test["status"] != "known_failure":
+            continue
+        match = packaging.KNOWN_FAILURE.match(test["message"])
+        waivers.append({"test": test["name"], "device": test["device"],
+                        "origin": match.group("origin") if match else None,
+                        "category": match.group("category") if match else None,
+                        "tracker": match.group("tracker") if match else None,
+                        "message": test["message"]})
+    return {"waivers": waivers}
+
+
+def utf8_name(folder, name):
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(f"{folder}: a file name is not UTF-8: {os.fsencode(name)!r}")
+
+
+def refuse_link(path):
+    if os.path.islink(path):
+        raise InputError(f"{path} is a symbolic link: refused (a package holds the run's own files)")
+
+
+def copy_file(source, target):
+    refuse_link(source)
+    if not os.path.isfile(source):
+        raise InputError(f"{source} is not a file")
+    shutil.copyfile(source, target)
+
+
+def collect(results_dir, gtest_dir, stage):
+    for name in ("junit.xml", "summary.json", "context.json"):
+        path = os.path.join(results_dir, name)
+        if not os.path.lexists(path):
+            raise InputError(f"{results_dir} has no {name}: not a results folder")
+        copy_file(path, os.path.join(stage, name))
+    if gtest_dir is not None and not os.path.isdir(gtest_dir):
+        raise InputError(f"--gtest-dir={gtest_dir} does not exist")
+    gtest_dir = gtest_dir or os.path.join(results_dir, "gtest")
+    if os.path.isdir(gtest_dir):
+        refuse_link(gtest_dir)
+        for relative in gtest.xml_files(gtest_dir):
+            target = os.path.join(stage, "gtest", relative)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            copy_file(os.path.join(gtest_dir, relative), target)
+    bench = os.path.join(results_dir, "bench")
+    if os.path.isdir(bench):
+        refuse_link(bench)
+        os.makedirs(os.path.join(stage, "bench"))
+        for name in sorted(os.listdir(bench)):
+            path = os.path.join(bench, name)
+            utf8_name(bench, name)
+            if BENCH_FILES.search(name) and (os.path.isfile(path) or os.path.islink(path)):
+                copy_file(path, os.path.join(stage, "bench", name))
+
+
+def parser():
+    p = cli.Parser("package", __doc__)
+    p.add_argument("results", help="a results folder")
+    p.add_argument("--product", required=True, help="what was qualified: product, driver (one line)")
+    p.add_argument("--submitter", required=True, help="who submits the package (one line)")
+    p.add_argument("--level", type=cli.whole(1, 3),
+                   help="the level claimed (default: the run's, from context.json; never above it)")
+    p.add_argument("--out", default=".", help="folder to write the package into (default .)")
+    p.add_argument("--gtest-dir", help="the run's GoogleTest XML folder (default RESULTS/gtest)")
+    p.add_argument("--compatibility", default="",
+                   help="suite versions this package states compatibility with (one line)")
+    p.add_argument("--sign-key", help="an OpenSSH private key (the lab's or the node's) to sign the "
+                                      "MANIFEST with: MANIFEST.sig (tdc.fleet.signing)")
+    return p
+
+
+def run(argv):
+    args = parser().parse_args(argv)
+    if not os.path.isdir(args.results):
+        raise InputError(f"{args.results} is not a folder")
+    context = results.read(os.path.join(args.results, "context.json"), "context")
+    summary = results.read(os.path.join(args.results, "summary.json"), "summary")
+    ran = context["level"]
+    level = args.level or ran
+    if level is None:
+        raise InputError("no level: pass --level=1|2|3 (context.json records none)")
+    if ran is None or level > ran:
+        raise InputError(f"--level={level} but the run was level {ran}: a package cannot claim more")
+    if summary["run_id"] != context["run_id"]:
+        raise InputError(f"summary.json (run {summary['run_id']}) and context.json (run "
+                         f"{context['run_id']}) are from different runs")
+    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d")
+    statement = packaging.statement_text({
+        "product": args.product, "submitter": args.submitter, "level": level,
+        "suite_version": context["suite_version"], "run_id": context["run_id"],
+        "compatibility": args.compatibility, "date": date})
+    host = re.sub(r"[^A-Za-z0-9.-]", "_", context["host"] or "unknown-host")
+    name = f"tdc-{host}-level{level}-{date}"
+    safeio.ensure_writable_folder(args.out, "--out folder")
+    path = os.path.abspath(os.path.join(args.out, name + ".tar.gz"))
+    with tempfile.TemporaryDirectory() as tmp:
+        stage = os.path.join(tmp, name)
+        os.makedirs(stage)
+        collect(args.results, args.gtest_dir, stage)
+        results.write(os.path.join(stage, "waivers.json"), applied_waivers(summary), "waivers")
+        safeio.write_text(os.path.join(stage, packaging.STATEMENT), statement, "STATEMENT")
+        safeio.write_text(os.path.join(stage, packaging.MANIFEST),
+                          "".join(packaging.manifest_lines(stage)), "MANIFEST")
+        if args.sign_key:
+            signing.sign(os.path.join(stage, packaging.MANIFEST), args.sign_key)
+        partial = os.path.join(tmp, name + ".tar.gz")
+        with tarfile.open(partial, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+            tar.add(stage, arcname=name)
+        try:
+            shutil.move(partial, path)
+        except OSError as error:
+            raise InputError(f"cannot write {path}: {error.strerror}")
+    print(path)
+    return 0
+
+
+def main(argv=None):
+    return cli.run_main("package", run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,223 @@
+"""run: the run-and-report pipeline, written once for ci/conformance,
+ci/health and ci/offline-run: context -> resource spec -> ctest -> summary
+-> annotated JUnit -> verdict.
+
+  python3 -m tdc run --build-dir BUILD --results DIR [--level N] [--labels REGEX]
+                     [--budget SECONDS] [--verdict FILE] [--print-verdict]
+                     [--name NAME] [--command-line TEXT] [--jobs N] [--quiet]
+                     [-- extra ctest arguments]
+
+Every run starts from an empty results folder (one this pipeline made
+before, or a new one: a non-empty folder of anything else is refused), so a
+run whose ctest never ran cannot read an earlier run's files. GoogleTest's
+XML of the run goes to <results>/gtest (TDC_GTEST_DIR) and only that folder
+is read. Every entry the selection holds counts: one that ctest never
+reported (the budget ran out before it started) is a failure, not nothing.
+
+--budget (10..86400 s): the whole run's time, from start to verdict. Each
+check gets a third of it (TDC_TEST_TIMEOUT), ctest stops starting checks and
+ends those still running shortly before it (--stop-time), so the checks that
+finished or timed out keep their results, and a ctest that hangs anyway is
+killed at the budget (verdict unknown).
+--print-verdict: print the verdict JSON (ci/health) and exit with its status
+(0 healthy, 1 unhealthy, 2 unknown); otherwise print the summary table and
+exit 0 all passed, 1 a check failed (or the verdict's status, if worse), 2 bad
+input."""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from tdc import annotate, cli, context, ctest, gtest, junit, levels, results, safeio, summarize, verdict
+from tdc import resource_spec
+from tdc.errors import InputError, one_line
+
+MARKER = ".tdc-results"
+BUDGET = (10, 86400)
+# Seconds kept back from the budget for what follows ctest (summary,
+# annotation, verdict): at least this, or 5% of the budget.
+RESERVE = 2.0
+
+
+def fresh_results(path):
+    """An empty results folder at path, marked as ours. Refuses to empty a
+    folder that is not one (a typo'd --out must not delete a home folder)."""
+    if os.path.islink(path) or (os.path.exists(path) and not os.path.isdir(path)):
+        raise InputError(f"results folder {path} is not a folder")
+    if os.path.isdir(path):
+        entries = os.listdir(path)
+        if entries and MARKER not in entries:
+            raise InputError(f"results folder {path} is not empty and holds no {MARKER}: "
+                             "refusing to empty it (name a new or empty folder)")
+        for entry in entries:
+            full = os.path.join(path, entry)
+            if os.path.isdir(full) and not os.path.islink(full):
+                shutil.rmtree(full)
+            else:
+                os.unlink(full)
+    safeio.ensure_writable_folder(path, "results folder")
+    safeio.write_text(os.path.join(path, MARKER), "made by tdc run; emptied at the start of every run\n",
+                      "marker")
+
+
+def run_ctest(command, env, log_path, deadline, quiet):
+    """Runs ctest, its output to log_path (and the console unless quiet);
+    kills its process group at `deadline` (time.monotonic()). Returns
+    (exit status, killed)."""
+    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, errors="replace", start_new_session=True)
+    killed = threading.Event()
+
+    def kill():
+        killed.set()
+        for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, 0)):
+            try:
+                os.killpg(process.pid, sig)
+            except ProcessLookupError:
+                return
+            try:
+                process.wait(wait)
+                return
+            except subprocess.TimeoutExpired:
+                continue
+
+    timer = threading.Timer(max(0.0, deadline - time.monotonic()), kill) if deadline else None
+    if timer:
+        timer.daemon = True
+        timer.start()
+    with open(log_path, "w", encoding="utf-8") as log:
+        for line in process.stdout:
+            log.write(line)
+            if not quiet:
+                sys.stdout.write(line)
+    status = process.wait()
+    if timer:
+        timer.cancel()
+    return status, killed.is_set()
+
+
+def stop_time(deadline_wall, reserve):
+    """ctest's --stop-time: the local time of day at which it stops starting
+    tests and ends the running ones (a time before now is tomorrow's). ctest
+    adds the date and its own zone: a zone given here makes it ignore the
+    stop time altogether (seen with ctest 3.25)."""
+    return time.strftime("%H:%M:%S", time.localtime(deadline_wall - reserve))
+
+
+def execute(args, started, started_wall):
+    """Runs one level; returns the path of summary.json. InputError when the
+    run could not tell anything (no build, no ctest, ctest did not finish)."""
+    build_dir, out = os.path.abspath(args.build_dir), os.path.abspath(args.results)
+    if not os.path.isfile(os.path.join(build_dir, "CTestTestfile.cmake")):
+        raise InputError(f"no TDC build at '{args.build_dir}' (--build-dir: a configured, built tree)")
+    fresh_results(out)
+    gtest_dir = os.path.join(out, "gtest")
+    os.makedirs(gtest_dir)
+    paths = {name: os.path.join(out, name) for name in
+             ("context.json", "resources.json", "junit.xml", "summary.json", "ctest.log", "selected.txt")}
+    env = dict(os.environ, TDC_GTEST_DIR=gtest_dir)
+    deadline = deadline_wall = None
+    if args.budget:
+        env["TDC_TEST_TIMEOUT"] = str(max(1, args.budget // 3))
+        deadline, deadline_wall = started + args.budget, started_wall + args.budget
+
+    document = context.describe(build_dir, args.level, args.command_line)
+    results.write(paths["context.json"], document, "context")
+    try:
+        spec = resource_spec.spec(build_dir, args.slots, env)
+    except resource_spec.DiscoveryFailed as error:
+        raise InputError(f"cannot write the resource spec from discovery: {one_line(error)}")
+    safeio.write_json(paths["resources.json"], spec, "resource spec")
+    selection = (["-L", args.labels] if args.labels else []) + args.ctest_args
+    selected = [name for name, _ in ctest.listed(build_dir, selection, env)]
+    if not selected:
+        raise InputError(f"the selection ({' '.join(selection) or 'every entry'}) holds no test in {build_dir}")
+    safeio.write_text(paths["selected.txt"], "".join(n + "\n" for n in selected), "selection")
+
+    command = [ctest.program(), "--test-dir", build_dir, *selection, "-j", str(args.jobs),
+               "--output-on-failure", "--output-junit", paths["junit.xml"],
+               "--resource-spec-file", paths["resources.json"]]
+    if deadline:
+        reserve = max(RESERVE, 0.05 * args.budget)
+        command += ["--stop-time", stop_time(deadline_wall, reserve)]
+    ctest_started = time.monotonic()
+    if not args.quiet:
+        print(f"\n==> level {args.level} (ctest {' '.join(selection) or '(every entry)'}): "
+              f"{len(selected)} entries", file=sys.stderr)
+    status, killed = run_ctest(command, env, paths["ctest.log"], deadline, args.quiet)
+    seconds = round(time.monotonic() - ctest_started, 2)
+    if killed:
+        raise InputError(f"level-{args.level} checks did not finish within {args.budget} s "
+                         f"(ctest killed; its log: {paths['ctest.log']})")
+    if not os.path.isfile(paths["junit.xml"]):
+        log = safeio.read_text(paths["ctest.log"], "ctest log")
+        last = [l for l in log.splitlines() if l.strip()]
+        raise InputError(f"ctest wrote no JUnit file (exit {status}): {last[-1] if last else 'no output'}")
+    cases = junit.read(paths["junit.xml"])
+    records = gtest.run_records(gtest_dir, build_dir, {case.name for case in cases}, started_wall - 1)
+    log = safeio.read_text(paths["ctest.log"], "ctest log")
+    stopped = "The stop time has been passed" in log
+    why = (f"the run's budget of {args.budget} s ran out before it started" if stopped
+           else "ctest did not report it")
+    summary = summarize.build(cases, records,
+                              results.read(paths["context.json"], "context"), seconds, args.level,
+                              ctest.outcomes(log), selected, why)
+    summary = results.write(paths["summary.json"], summary, "summary")
+    annotate.run(["--junit", paths["junit.xml"], "--context", paths["context.json"],
+                  "--name", args.name or f"tdc-level{args.level}", "--summary", paths["summary.json"]])
+    if not args.quiet and not args.print_verdict:
+        print("\n".join(summarize.console(summary)))
+    return paths["summary.json"], 1 if summary["totals"]["failed"] else 0
+
+
+def parser():
+    p = cli.Parser("tdc run", __doc__)
+    p.add_argument("--build-dir", required=True, help="a built TDC tree (never built here)")
+    p.add_argument("--results", required=True, help="results folder: emptied (or made) first")
+    p.add_argument("--level", type=cli.whole(1, 3), default=2, help="1, 2 or 3 (default 2)")
+    p.add_argument("--labels", help="ctest -L regex (default: the level's; '' for every entry)")
+    p.add_argument("--budget", type=cli.whole(*BUDGET),
+                   help=f"whole seconds for the run, {BUDGET[0]}..{BUDGET[1]} (default: no limit)")
+    p.add_argument("--verdict", help="also write the level's verdict JSON here")
+    p.add_argument("--print-verdict", action="store_true",
+                   help="print the verdict JSON and exit with its status (ci/health)")
+    p.add_argument("--name", help="the JUnit <testsuite> name (default tdc-level<N>)")
+    p.add_argument("--command-line", default="", help="the user's command, for context.json")
+    p.add_argument("--jobs", type=cli.whole(1, 1024), default=os.cpu_count() or 1)
+    p.add_argument("--slots", type=cli.whole(1, 100), default=100, help="resource slots per device")
+    p.add_argument("--quiet", action="store_true", help="print only the verdict or errors")
+    p.add_argument("ctest_args", nargs="*", help="after --: more ctest arguments (-LE long)")
+    return p
+
+
+def run(argv):
+    args = parser().parse_args(argv)
+    if args.labels is None:
+        args.labels = levels.LABELS[args.level]
+    started, started_wall = time.monotonic(), time.time()
+    summary_path, why, status = os.devnull, "", 0
+    try:
+        summary_path, status = execute(args, started, started_wall)
+    except InputError as error:
+        if not (args.print_verdict or args.verdict):
+            raise
+        why = str(error)
+    if not (args.print_verdict or args.verdict):
+        return status
+    verdict_args = ["--summary", summary_path, "--level", str(args.level)]
+    verdict_args += ["--why-unknown", why] if why else []
+    verdict_args += ["--out", args.verdict] if args.verdict else []
+    verdict_args += [] if args.print_verdict else ["--quiet"]
+    verdict_status = verdict.verdict(verdict_args)
+    return verdict_status if args.print_verdict else max(status, verdict_status)
+
+
+def main(argv=None):
+    return cli.run_main("tdc run", run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

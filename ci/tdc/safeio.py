@@ -1,0 +1,148 @@
+"""Reading what another program (or an attacker) wrote, safely, and writing
+what we make, atomically. Every failure is an InputError with one line that
+names the file.
+
+  - a size cap, checked before reading (a 1 GB file is refused, not read);
+  - text must be UTF-8;
+  - JSON must be standard JSON: NaN and Infinity are refused (they are not
+    JSON, and a gate that compares with NaN passes everything);
+  - XML must not declare a DTD: no entities, so no billion laughs and no
+    external entities (JUnit and GoogleTest XML never have one).
+"""
+import json
+import os
+import stat
+import tempfile
+import xml.etree.ElementTree as ET
+
+from tdc.errors import InputError, one_line
+
+MiB = 1 << 20
+# The largest JUnit, GoogleTest XML or JSON document a tool reads: a level-3
+# run's junit.xml is a few MiB.
+DOCUMENT_LIMIT = 64 * MiB
+
+
+def read_bytes(path, what="file", limit=DOCUMENT_LIMIT):
+    """The file's bytes, at most `limit` of them (more is refused unread)."""
+    try:
+        with open(path, "rb") as handle:
+            status = os.fstat(handle.fileno())
+            if stat.S_ISDIR(status.st_mode):
+                raise InputError(f"{what} {path} is a directory")
+            if stat.S_ISREG(status.st_mode) and status.st_size > limit:
+                raise InputError(f"{what} {path} is {status.st_size} bytes, more than the "
+                                 f"{limit} a {what} may have: refused unread")
+            data = handle.read(limit + 1)
+    except IsADirectoryError:
+        raise InputError(f"{what} {path} is a directory")
+    except FileNotFoundError:
+        raise InputError(f"{what} {path} does not exist")
+    except OSError as error:
+        raise InputError(f"cannot read {what} {path}: {error.strerror or one_line(error)}")
+    if len(data) > limit:
+        raise InputError(f"{what} {path} is more than {limit} bytes: refused")
+    return data
+
+
+def decode(data, where):
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InputError(f"{where} is not UTF-8 (byte 0x{data[error.start]:02x} at offset "
+                         f"{error.start})")
+
+
+def read_text(path, what="file", limit=DOCUMENT_LIMIT):
+    return decode(read_bytes(path, what, limit), f"{what} {path}")
+
+
+def _refuse_constant(name):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def parse_json(text, where):
+    """Standard JSON only (no NaN, Infinity); InputError naming `where`."""
+    try:
+        return json.loads(text, parse_constant=_refuse_constant)
+    except RecursionError:
+        raise InputError(f"{where} is nested too deeply")
+    except ValueError as error:
+        raise InputError(f"{where} is not valid JSON ({one_line(error)}): truncated or damaged?")
+
+
+def load_json(path, what="JSON file", limit=DOCUMENT_LIMIT, kind=None):
+    """The parsed document; `kind` (dict, list) is the type its top level must have."""
+    document = parse_json(read_text(path, what, limit), f"{what} {path}")
+    if kind is not None and not isinstance(document, kind):
+        raise InputError(f"{what} {path} is a JSON {json_type(document)}, expected "
+                         f"{'an object' if kind is dict else 'a list'}")
+    return document
+
+
+def json_type(value):
+    return {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null",
+            int: "number", float: "number"}.get(type(value), type(value).__name__)
+
+
+def parse_xml_bytes(data, where):
+    """The root element of an XML document that must be UTF-8 and declare no DTD."""
+    text = decode(data, where)
+    if "<!DOCTYPE" in text or "<!ENTITY" in text:
+        raise InputError(f"{where} declares a DTD or entities: refused (JUnit and GoogleTest XML have none)")
+    try:
+        return ET.fromstring(data)
+    except ET.ParseError as error:
+        raise InputError(f"{where} is not well-formed XML ({one_line(error)}): truncated or not XML?")
+    except (ValueError, RecursionError) as error:
+        raise InputError(f"{where} cannot be parsed as XML ({one_line(error)})")
+
+
+def parse_xml(path, what="XML file", limit=DOCUMENT_LIMIT):
+    return parse_xml_bytes(read_bytes(path, what, limit), f"{what} {path}")
+
+
+def dumps(document, indent=2):
+    """JSON text; a NaN or infinity in what we write is our own defect."""
+    return json.dumps(document, indent=indent, allow_nan=False) + "\n"
+
+
+def write_text(path, text, what="file"):
+    """Writes atomically (a temporary file beside it, then rename): a reader
+    never sees half a file. InputError when the folder is missing or unwritable."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise InputError(f"cannot write {what} {path}: it is a directory")
+    if not os.path.isdir(folder):
+        raise InputError(f"cannot write {what} {path}: folder {folder} does not exist")
+    try:
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".tdc-", suffix=".tmp")
+    except OSError as error:
+        raise InputError(f"cannot write {what} {path}: {error.strerror or one_line(error)}")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except OSError as error:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise InputError(f"cannot write {what} {path}: {error.strerror or one_line(error)}")
+
+
+def write_json(path, document, what="JSON file"):
+    write_text(path, dumps(document), what)
+
+
+def ensure_writable_folder(path, what):
+    """Creates the folder if needed; InputError when it cannot be written."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise InputError(f"{what} {path} is a file, not a folder")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as error:
+        raise InputError(f"cannot create {what} {path}: {error.strerror or one_line(error)}")
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise InputError(f"{what} {path} is not writable")

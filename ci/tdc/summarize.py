@@ -1,0 +1,222 @@
+"""summarize: reads ctest's JUnit file and the run's GoogleTest XML (metadata,
+failure and skip reasons) and writes the run as summary.json, printing a
+per-device table a lab can read.
+
+  ci/summarize.py --junit FILE [--gtest-dir DIR] [--context FILE] [--seconds S]
+                  [--level N] [--ctest-log FILE] [--selected FILE] [--out JSON] [--quiet]
+  ci/summarize.py --junit FILE --counts-only      prints "<passed> <failed> <skipped>"
+
+Each failure carries its reason: GoogleTest's failure message, else the
+JUnit message, else the last meaningful line the entry printed (a crash, a
+timeout, a configuration error). Failures are grouped by root cause: a
+failure whose output has "prerequisite failed: ... (checked by Suite.Check...)"
+is listed under the check it names, root causes first.
+Exit status: 0 all passed, 1 a test failed, 2 a damaged or empty input
+(one line naming it, never a traceback)."""
+import collections
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+from tdc import cli, ctest, gtest, junit, names, results, safeio
+from tdc.errors import InputError
+
+PREREQUISITE = re.compile(r"^\s*prerequisite failed: .*\(checked by ([^)\s]+)\)", re.MULTILINE)
+COLUMNS = ("passed", "failed", "skipped", "known_failure")
+
+
+def prerequisite_of(case, record):
+    texts = [record.reason] if record else []
+    texts += [case.reason, case.output]
+    for node in case.element.iter():
+        if node.tag in ("failure", "error"):
+            texts += [node.get("message") or "", node.text or ""]
+    for text in texts:
+        match = PREREQUISITE.search(text or "")
+        if match:
+            return match.group(1)
+    return None
+
+
+def last_meaningful_line(output):
+    lines = junit.meaningful_lines(output)
+    # ctest's own closing remarks say nothing about why.
+    lines = [l for l in lines if not l.startswith(("CMake Error", "Call Stack"))]
+    return lines[-1][: junit.REASON_LIMIT] if lines else ""
+
+
+def failure_reason(case, record, outcome):
+    """GoogleTest's message; else the JUnit's; else what ctest saw (a timeout,
+    a crash) with the entry's last meaningful line."""
+    if record is not None and record.status == junit.FAILED and record.reason:
+        return record.reason
+    if case.reason:
+        return case.reason
+    last = last_meaningful_line(case.output)
+    if outcome and outcome[0] == "Timeout":
+        return f"timed out after {outcome[1]:.1f} s (hung?)" + (f"; last output: {last}" if last else "")
+    if outcome and outcome[0].startswith("Exception"):
+        return f"crashed ({outcome[0]})" + (f": {last}" if last else "")
+    return last or (f"ctest: {outcome[0]}" if outcome else "failed without saying why (no message, no output)")
+
+
+def test_of(case, record, outcome=None):
+    """One summary entry from a JUnit case, its GoogleTest record (or None)
+    and ctest's account of how it ended (or None)."""
+    status = case.status
+    if record is not None and record.status == junit.FAILED and status == junit.PASSED:
+        status = junit.FAILED  # the worse of two honest accounts
+    message = ""
+    if status == junit.FAILED:
+        message = failure_reason(case, record, outcome)[: junit.REASON_LIMIT]
+    elif status == junit.SKIPPED:
+        message = (record.reason if record else "") or case.reason or last_meaningful_line(case.output)
+        if record is not None and record.known_failure:
+            status = "known_failure"
+    properties = record.properties if record else {}
+    device = properties.get("device") or names.device_from_name(case.name)
+    check = properties.get("check") or names.check_name(case.name)
+    test = {"name": case.name, "check": check, "device": device, "status": status,
+            "seconds": case.seconds, "message": message, "twin": names.is_twin(case.name),
+            "scope": names.scope_of(device, check), "metadata": bool(properties)}
+    for key in ("device_type", "dtype"):
+        if key in properties:
+            test[key] = properties[key]
+    if status == junit.FAILED:
+        test["prerequisite"] = prerequisite_of(case, record)
+    return test
+
+
+def failures_by_root_cause(tests):
+    """Root causes first, each with the failures that named it as their
+    prerequisite; a named prerequisite that did not fail here still heads its group."""
+    failed = [t for t in tests if t["status"] == "failed"]
+    groups = collections.OrderedDict()
+    for test in failed:
+        if not test.get("prerequisite"):
+            groups[names.bare(test["name"])] = {"root_cause": test["name"], "message": test["message"],
+                                                "dependents": []}
+    for test in failed:
+        owner = test.get("prerequisite")
+        if not owner:
+            continue
+        key = next((k for k in groups if k == owner or k.startswith(owner + "/")), owner)
+        groups.setdefault(key, {"root_cause": owner, "message": "prerequisite named by dependents "
+                                "(not a failed test of this run)", "dependents": []})
+        groups[key]["dependents"].append(test["name"])
+    return list(groups.values())
+
+
+def not_run(names_, why):
+    """JUnit cases for entries the selection held that ctest never reported."""
+    return [junit.Case(name=name, status=junit.FAILED, seconds=0.0, reason=f"not run: {why}",
+                       element=ET.Element("testcase")) for name in names_]
+
+
+def build(cases, records, context, seconds, level, outcomes=None, selected=None,
+          not_run_reason="ctest did not report it"):
+    """The summary document (unstamped) of one run. `selected`: every entry
+    the run's selection held; those missing from the JUnit count as failed."""
+    outcomes = outcomes or {}
+    reported = {case.name for case in cases}
+    cases = cases + not_run([n for n in (selected or []) if n not in reported], not_run_reason)
+    tests = [test_of(case, records.get(case.name), outcomes.get(case.name)) for case in cases]
+    totals = collections.Counter({c: 0 for c in COLUMNS})
+    totals.update(t["status"] for t in tests)
+    devices = collections.defaultdict(lambda: collections.Counter({c: 0 for c in COLUMNS}))
+    other = collections.defaultdict(lambda: collections.Counter({c: 0 for c in COLUMNS}))
+    for test in tests:
+        (devices if test["scope"] == "device" else other)[
+            test["device"] if test["scope"] == "device" else test["scope"]][test["status"]] += 1
+    matched = sum(1 for case in cases if case.name in records)
+    return {
+        "run_id": context.get("run_id"),
+        "level": level if level is not None else context.get("level"),
+        "context": context,
+        "wall_seconds": seconds,
+        "totals": dict(totals),
+        "devices": {d: dict(c) for d, c in sorted(devices.items())},
+        "other": {d: dict(c) for d, c in sorted(other.items())},
+        "gtest": {"records": len(records), "matched": matched},
+        "failures_by_root_cause": failures_by_root_cause(tests),
+        "tests": tests,
+    }
+
+
+def table(rows, title):
+    width = max([len(title)] + [len(name) for name in rows]) + 2
+    lines = [f"{title:<{width}}" + "".join(f"{c:>15}" for c in COLUMNS)]
+    for name, counts in rows.items():
+        lines.append(f"{name:<{width}}" + "".join(f"{counts.get(c, 0):>15}" for c in COLUMNS))
+    return lines
+
+
+def console(summary):
+    """The lines a person reads: devices, then what is not a device."""
+    lines = [""] + table(summary["devices"], "device")
+    if summary["other"]:
+        labels = {"host": "host-level checks", "expectation": "TDC_EXPECT checks"}
+        lines += [""] + table({labels.get(k, k): v for k, v in summary["other"].items()}, "not a device")
+    for group in summary["failures_by_root_cause"]:
+        lines.append(f"FAILED  {group['root_cause']}: {group['message']}")
+        for dependent in group["dependents"]:
+            lines.append(f"          prerequisite of: {dependent}")
+    for test in summary["tests"]:
+        if test["status"] == "known_failure":
+            lines.append(f"KNOWN   {test['name']}: {test['message']}")
+    if summary["wall_seconds"] is not None:
+        lines.append(f"\nctest wall time: {summary['wall_seconds']:.1f} s")
+    return lines
+
+
+def read_context(path):
+    if not path:
+        return {}
+    return results.read(path, "context")
+
+
+def parser():
+    p = cli.Parser("summarize", __doc__)
+    p.add_argument("--junit", required=True, help="ctest's JUnit file")
+    p.add_argument("--gtest-dir", help="this run's GoogleTest XML folder (read recursively)")
+    p.add_argument("--context", help="context.json of the run")
+    p.add_argument("--seconds", type=cli.finite, help="ctest's wall time")
+    p.add_argument("--level", type=cli.whole(1, 3), help="the level the run was (default: context's)")
+    p.add_argument("--ctest-log", help="ctest's console log: how entries without XML ended (timeouts, crashes)")
+    p.add_argument("--selected", help="every entry the run selected, one a line: one missing from "
+                                      "the JUnit counts as failed (not run)")
+    p.add_argument("--not-run-reason", default="ctest did not report it",
+                   help="why a selected entry may be missing (e.g. the budget ran out)")
+    p.add_argument("--out", help="summary.json to write")
+    p.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    p.add_argument("--counts-only", action="store_true", help='print "<passed> <failed> <skipped>"')
+    return p
+
+
+def summarize(argv):
+    args = parser().parse_args(argv)
+    if args.seconds is not None and args.seconds < 0:
+        raise InputError(f"--seconds={args.seconds}: a wall time is not negative")
+    cases = junit.read(args.junit)
+    if args.counts_only:
+        totals = collections.Counter(c.status for c in cases)
+        print(totals["passed"], totals["failed"], totals["skipped"])
+        return 0
+    outcomes = ctest.outcomes(safeio.read_text(args.ctest_log, "ctest log")) if args.ctest_log else {}
+    selected = ([l for l in safeio.read_text(args.selected, "selection").splitlines() if l.strip()]
+                if args.selected else None)
+    summary = build(cases, gtest.read_dir(args.gtest_dir), read_context(args.context),
+                    args.seconds, args.level, outcomes, selected, args.not_run_reason)
+    if args.out:
+        summary = results.write(args.out, summary, "summary")
+    if not args.quiet:
+        print("\n".join(console(summary)))
+    return 1 if summary["totals"]["failed"] else 0
+
+
+def main(argv=None):
+    return cli.run_main("summarize", summarize, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

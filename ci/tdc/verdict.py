@@ -1,0 +1,110 @@
+"""verdict: one readiness verdict from a run's summary.json, in
+node-problem-detector's convention: exit 0 healthy, 1 unhealthy, 2 unknown.
+
+  ci/verdict.py --summary summary.json [--level N] [--why-unknown TEXT] [--out FILE] [--quiet]
+Prints one JSON object (and writes it to --out):
+  {"verdict": "healthy" | "unhealthy" | "unknown", "message": one line,
+   "failing": [{"check", "device", "message", "dependents"}], "counted": {...}, ...}
+The level's rule (tdc.levels): every selected entry counts, configuration
+errors and not-built entries included; the loopback twins' passes never
+count for the node; a level whose every check on the node's own devices was
+skipped, or with fewer checks than its mustpass list, is not healthy. A run
+whose summary is missing or damaged is unknown, never healthy. Bad flags and
+an unwritable --out are exit 2 with one line (and no verdict)."""
+import socket
+import sys
+
+from tdc import cli, levels, results, safeio
+from tdc.errors import InputError
+
+EXIT = {"healthy": 0, "unhealthy": 1, "unknown": 2}
+
+
+def failing_of(summary):
+    by_name = {t["name"]: t for t in summary["tests"]}
+    failing = []
+    for group in summary["failures_by_root_cause"]:
+        test = by_name.get(group["root_cause"], {})
+        message = test.get("message") or group.get("message") or "failed without saying why"
+        failing.append({"check": group["root_cause"], "device": test.get("device", "?"),
+                        "message": message[:200], "dependents": group.get("dependents", [])})
+    # A failed test that is no group's root cause nor dependent still fails.
+    grouped = {f["check"] for f in failing} | {d for f in failing for d in f["dependents"]}
+    for test in summary["tests"]:
+        if test["status"] == "failed" and test["name"] not in grouped:
+            failing.append({"check": test["name"], "device": test["device"],
+                            "message": (test["message"] or "failed without saying why")[:200],
+                            "dependents": []})
+    return failing
+
+
+def decide(summary, level, why_unknown, mustpass=None):
+    """(verdict, message, failing, counted)."""
+    empty = {"own_passed": 0, "own_skipped": 0, "failed": 0, "twin_passed": 0, "missing_checks": []}
+    if why_unknown:
+        return "unknown", why_unknown, [], empty
+    settings = (summary.get("context") or {}).get("environment") or {}
+    count = levels.count(summary["tests"], level, mustpass, settings)
+    counted = {"own_passed": len(count.own_passed), "own_skipped": len(count.own_skipped),
+               "failed": len(count.failed), "twin_passed": count.twin_passed,
+               "missing_checks": count.missing}
+    failing = failing_of(summary)
+    if failing or count.failed:
+        devices = sorted({f["device"] for f in failing})
+        first = failing[0] if failing else {"check": "?", "message": "a test failed"}
+        return "unhealthy", (f"{len(failing)} failing check(s) on {', '.join(devices)}: "
+                             f"{first['check']}: {first['message']}")[:400], failing, counted
+    problem = count.problem()
+    if problem:
+        return problem[0], problem[1], [], counted
+    own_devices = sorted({t["device"] for t in count.own_passed})
+    return "healthy", (f"{len(count.own_passed)} checks passed on this node's "
+                       f"{len(own_devices)} device(s) ({', '.join(own_devices)}); "
+                       f"all {count.expected} level-{level} checks present"), [], counted
+
+
+def parser():
+    p = cli.Parser("verdict", __doc__)
+    p.add_argument("--summary", required=True, help="the run's summary.json")
+    p.add_argument("--level", type=cli.whole(1, 3), default=1)
+    p.add_argument("--why-unknown", default="", help="the run could not tell: this is why")
+    p.add_argument("--mustpass-dir", help="the lists to count against (default suites/mustpass)")
+    p.add_argument("--out", help="also write the verdict here")
+    p.add_argument("--quiet", action="store_true", help="print nothing; the exit status says it")
+    return p
+
+
+def verdict(argv):
+    args = parser().parse_args(argv)
+    summary, why = {}, args.why_unknown.strip().splitlines()[0] if args.why_unknown.strip() else ""
+    if not why:
+        try:
+            summary = results.read(args.summary, "summary")
+        except InputError as error:
+            why = f"no usable summary: {error}"
+    mustpass = levels.read_mustpass(args.level, args.mustpass_dir) if args.mustpass_dir else None
+    if args.mustpass_dir and mustpass is None:
+        raise InputError(f"--mustpass-dir={args.mustpass_dir} has no level{args.level}.txt")
+    try:
+        outcome, message, failing, counted = decide(summary, args.level, why, mustpass)
+    except InputError as error:
+        outcome, message, failing, counted = decide({}, args.level, f"cannot count the level: {error}")
+    context = summary.get("context") or {}
+    document = results.stamp({
+        "verdict": outcome, "message": message, "level": args.level,
+        "host": str(context.get("host") or socket.gethostname()),
+        "run_id": summary.get("run_id"), "seconds": summary.get("wall_seconds"),
+        "failing": failing, "devices": summary.get("devices", {}), "counted": counted})
+    if args.out:
+        results.write(args.out, document, "verdict")
+    if not args.quiet:
+        print(safeio.dumps(document, indent=None).strip())
+    return EXIT[outcome]
+
+
+def main(argv=None):
+    return cli.run_main("verdict", verdict, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,368 @@
+"""verify: checks a package made by ci/package against this tree's mustpass lists.
+
+  ci/verify PACKAGE.tar.gz [--quiet] [--allowed-signers FILE]
+
+Exit 0 (VERIFIED, naming the devices and expectation the run covered) when
+the package holds:
+  - every file listed in MANIFEST (once) with its sha256, and no file besides;
+  - only files a package has (JUnit, summary, context, waivers, GoogleTest
+    XML, benchmark results, STATEMENT), each readable and of its schema;
+  - a STATEMENT with each field once, no unknown field, one line each;
+  - a run made from a clean tree, with this tree's suite version (or one
+    listed in suites/mustpass/compatible.txt), one run id throughout
+    (context, summary, JUnit, STATEMENT), and no GoogleTest result for a
+    test the summary does not list;
+  - a run at least at the claimed level, with JUnit and summary agreeing on
+    every test, at least one test passed;
+  - every check of the claimed level (suites/mustpass/levelN.txt) present,
+    none failed, every waiver with a tracker, and on every expected device
+    (TDC_EXPECT as recorded in context.json; else the devices the run found)
+    results of the node's own entries (never the loopback twins'), at
+    least one passed, every check that ran on that device type present, and
+    for level 1 every check of the list passed there (a skip is accepted
+    only where the check needs a second device the run does not have);
+  - for level 3, TDC_EXPECT recorded, and the benchmark gate run with
+    --require-thresholds, passed;
+  - with --allowed-signers, a MANIFEST.sig that is a good signature over
+    MANIFEST by a key the file allows for the host context.json names
+    (unsigned, a bad signature or another host's signer: rejected).
+Exit 1: REJECTED, every problem on its own line. Exit 2: not a readable
+package (one line: not gzip, truncated, a CRC error, trailing data, too
+large expanded, links, `..` or non-UTF-8 names, a member twice)."""
+import os
+import re
+import sys
+import tempfile
+
+from tdc import ROOT, cli, context as context_module, gtest, junit, levels, names, packaging, results, safeio
+from tdc.errors import InputError
+from tdc.fleet import signing
+
+# A skip that says the check needs more devices than the run has
+# (fixtures/src/fixtures.cpp, suites/mismatch_guard): not a device's fault.
+NEEDS_ANOTHER_DEVICE = re.compile(r"^needs (two |a device other than )")
+
+
+def check_manifest(stage, problems):
+    try:
+        text = safeio.read_text(os.path.join(stage, packaging.MANIFEST), "MANIFEST")
+    except InputError as error:
+        problems.append(f"MANIFEST is missing or damaged ({error})")
+        return
+    listed = {}
+    for line in text.splitlines():
+        match = re.match(r"^([0-9a-f]{64})  (.+)$", line)
+        if not match:
+            problems.append(f"MANIFEST line is not '<sha256>  <path>': {line[:100]!r}")
+            continue
+        if match.group(2) in listed:
+            problems.append(f"MANIFEST lists {match.group(2)} twice")
+            continue
+        listed[match.group(2)] = match.group(1)
+    present = set(packaging.package_files(stage))
+    for path, digest in sorted(listed.items()):
+        if path not in present:
+            problems.append(f"removed file: {path} is listed in MANIFEST but missing")
+        elif packaging.sha256(os.path.join(stage, path)) != digest:
+            problems.append(f"edited file: {path} does not match its sha256 in MANIFEST")
+    for path in sorted(present - set(listed)):
+        problems.append(f"extra file: {path} is not in MANIFEST")
+    for path in sorted(present):
+        if not packaging.allowed(path):
+            problems.append(f"unknown file: {path} is not part of a TDC package")
+
+
+def read_statement(stage, problems):
+    try:
+        text = safeio.read_text(os.path.join(stage, packaging.STATEMENT), "STATEMENT", 1 << 16)
+    except InputError as error:
+        problems.append(f"STATEMENT is missing or damaged ({error})")
+        return {}
+    statement = packaging.parse_statement(text, problems)
+    if statement.get("level") not in ("1", "2", "3"):
+        problems.append(f"STATEMENT level {statement.get('level')!r} is not 1, 2 or 3")
+    return statement
+
+
+def load(stage, kind, problems):
+    name = f"{kind}.json"
+    try:
+        return results.read(os.path.join(stage, name), kind, name)
+    except InputError as error:
+        problems.append(f"{name} is missing or damaged ({error})")
+        return None
+
+
+def backend_name(context):
+    backends = (context.get("devices") or {}).get("backends") or []
+    named = [b.get("name") for b in backends if isinstance(b, dict) and b.get("name")]
+    return named[0] if len(named) == 1 else None
+
+
+def expected_devices(context, own_tests):
+    """TDC_EXPECT as recorded ('cuda:2' -> cuda:0, cuda:1; privateuseone is
+    the loaded backend's name); else the devices the node's own entries ran on."""
+    expect = (context.get("expect") or "").strip()
+    devices = []
+    for item in filter(None, (i.strip() for i in expect.split(","))):
+        kind, _, count = item.partition(":")
+        if kind == "privateuseone" and backend_name(context):
+            kind = backend_name(context)
+        if kind == "cpu":
+            devices.append("cpu")
+        else:
+            devices += [f"{kind}:{i}" for i in range(int(count) if count.isdigit() else 1)]
+    if devices:
+        return list(dict.fromkeys(devices))
+    return sorted({t["device"] for t in own_tests if t["scope"] == "device"})
+
+
+def junit_cases(stage, problems):
+    try:
+        return junit.read(os.path.join(stage, "junit.xml"))
+    except InputError as error:
+        problems.append(f"junit.xml is missing or damaged ({error})")
+        return None
+
+
+def check_agreement(cases, tests, problems):
+    """JUnit and summary say the same of every test, and list the same tests."""
+    summarised = {t["name"]: ("skipped" if t["status"] == "known_failure" else t["status"]) for t in tests}
+    reported = junit.statuses(cases)
+    # An entry the selection held that ctest never ran is in the summary only, as failed.
+    for test in tests:
+        if test["name"] not in reported and test["status"] == "failed" and test["message"].startswith("not run: "):
+            reported[test["name"]] = "failed"
+    differing = sorted(n for n in set(reported) | set(summarised) if reported.get(n) != summarised.get(n))
+    if differing:
+        first = differing[0]
+        problems.append(f"junit.xml and summary.json disagree on {len(differing)} test(s), e.g. "
+                        f"{first}: junit {reported.get(first)}, summary {summarised.get(first)}")
+
+
+def check_gtest(stage, tests, problems):
+    """Every GoogleTest result is of a test the summary lists, and says the
+    same check and device the summary took from it."""
+    folder = os.path.join(stage, "gtest")
+    try:
+        records = gtest.read_dir(folder) if os.path.isdir(folder) else {}
+    except InputError as error:
+        problems.append(f"gtest/ is damaged ({error})")
+        return
+    by_name = {t["name"]: t for t in tests}
+    for key, record in sorted(records.items()):
+        test = by_name.get(key)
+        if test is None:
+            problems.append(f"gtest/{record.path}: a result for {key}, which summary.json does not "
+                            "list: not from this run")
+            continue
+        for field in ("check", "device"):
+            if field in record.properties and record.properties[field] != test[field]:
+                problems.append(f"summary.json says {key} is {field} {test[field]!r}; its GoogleTest "
+                                f"XML says {record.properties[field]!r}")
+    for test in tests:
+        if test["metadata"] and test["name"] not in records:
+            problems.append(f"summary.json took {test['name']}'s metadata from GoogleTest XML the "
+                            "package does not hold")
+
+
+def check_results(stage, level, context, summary, problems):
+    tests = summary["tests"]
+    cases = junit_cases(stage, problems)
+    if cases is not None:
+        check_agreement(cases, tests, problems)
+    check_gtest(stage, tests, problems)
+    if not any(t["status"] == "passed" for t in tests):
+        problems.append(f"nothing was checked: no test passed ({len(tests)} results, "
+                        f"{sum(t['status'] != 'failed' for t in tests)} skipped)")
+    mustpass = levels.read_mustpass(level)
+    if mustpass is None:
+        problems.append(f"this verifier has no {levels.mustpass_path(level)}")
+        return []
+    by_check = {}
+    for test in tests:
+        by_check.setdefault(test["check"], []).append(test)
+    for check in mustpass:
+        if check not in by_check:
+            problems.append(f"missing check: {check} (level {level}) has no result")
+    for test in tests:
+        if test["status"] == "failed":  # in the level's list or not: a failure is a failure
+            problems.append(f"failed check: {test['name']}: {test['message'][:120]}")
+        if test["status"] == "known_failure" and not waiver_tracker(test):
+            match = packaging.KNOWN_FAILURE.match(test["message"])
+            problems.append(f"waiver without a tracker: {test['name']} "
+                            f"({match.group('origin') if match else test['message'][:80]})")
+    own = [t for t in tests if not t["twin"]]
+    per_device = {t["check"] for t in own if names.DEVICE.match(t["device"])}
+    devices = expected_devices(context, own)
+    for device in devices:
+        here = [t for t in own if t["device"] == device]
+        if not here:
+            problems.append(f"expected device {device} has no results of the node's own entries")
+            continue
+        if not any(t["status"] == "passed" for t in here):
+            problems.append(f"nothing was checked on expected device {device}: no check passed there")
+        for check in mustpass:
+            if check not in per_device:
+                continue
+            instances = [t for t in here if t["check"] == check]
+            if not instances:
+                problems.append(f"check {check} has no result on expected device {device}")
+            elif level == 1 and not any(t["status"] == "passed" or waiver_tracker(t) or
+                                        NEEDS_ANOTHER_DEVICE.match(t["message"]) for t in instances):
+                problems.append(f"check {check} did not run on expected device {device}: "
+                                f"{instances[0]['status']} ({instances[0]['message'][:100]})")
+    return devices
+
+
+def waiver_tracker(test):
+    match = packaging.KNOWN_FAILURE.match(test["message"]) if test["status"] == "known_failure" else None
+    return bool(match and match.group("tracker"))
+
+
+def check_bench_gate(stage, level, problems):
+    if level != 3:
+        return
+    path = os.path.join(stage, "bench", "gate.json")
+    if not os.path.isfile(path):
+        problems.append("level 3 needs bench/gate.json (the benchmark gate with --require-thresholds): missing")
+        return
+    gate = load(os.path.join(stage, "bench"), "gate", problems)
+    if gate is None:
+        return
+    if not gate["require_thresholds"]:
+        problems.append("level 3 benchmark gate was not run with --require-thresholds")
+    if gate["exit_status"] != 0:
+        last = gate["output"].strip().splitlines()[-1:] or ["no output"]
+        problems.append(f"level 3 benchmark gate failed (exit {gate['exit_status']}): {last[0][:120]}")
+
+
+def check_context(stage, context, summary, statement, problems):
+    git = context["git"]
+    if git["dirty"] is not False:
+        problems.append(f"dirty tree: the run was made from a tree with uncommitted changes "
+                        f"({', '.join(git['dirty_files'][:3]) or 'state unknown'})")
+    mine, theirs = context_module.suite_version(), context["suite_version"]
+    compatible = []
+    try:
+        compatible = safeio.read_text(os.path.join(ROOT, "suites", "mustpass", "compatible.txt"),
+                                      "compatible.txt").split()
+    except InputError:
+        pass
+    if theirs != mine and theirs not in compatible:
+        problems.append(f"suite version {theirs} differs from this verifier's {mine} "
+                        "and suites/mustpass/compatible.txt does not list it")
+    if statement.get("suite_version") not in (None, theirs):
+        problems.append(f"STATEMENT suite_version {statement.get('suite_version')} is not the run's {theirs}")
+    run_id = context["run_id"]
+    for where, value in (("summary.json", summary["run_id"] if summary else run_id),
+                         ("STATEMENT", statement.get("run_id", run_id)),
+                         ("junit.xml", junit_run_id(stage) or run_id)):
+        if value != run_id:
+            problems.append(f"{where} is from run {value}, context.json from run {run_id}: "
+                            "files of different runs")
+    claimed = int(statement["level"]) if statement.get("level", "") in ("1", "2", "3") else None
+    ran = context["level"]
+    if claimed and (ran is None or ran < claimed):
+        problems.append(f"claimed level {claimed} but the run was level {ran}")
+    if claimed == 3 and not (context.get("expect") or "").strip():
+        problems.append("level 3 without TDC_EXPECT proves nothing about any accelerator: "
+                        "name the devices the run must find (TDC_EXPECT=cuda:8)")
+    return claimed
+
+
+def junit_run_id(stage):
+    try:
+        root = safeio.parse_xml(os.path.join(stage, "junit.xml"), "JUnit file")
+    except InputError:
+        return None  # junit_cases reports it
+    for prop in root.iter("property"):
+        if prop.get("name") == "run_id":
+            return prop.get("value")
+    return None
+
+
+def verify(package, problems, allowed_signers=None):
+    """The checks; returns (level, statement, summary, context, devices)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            stage = packaging.extract(package, tmp)
+        except InputError as error:
+            raise InputError(f"{package} is not a readable package: it {error}")
+        return check_stage(stage, problems, allowed_signers)
+
+
+def check_stage(stage, problems, allowed_signers=None):
+    """The checks on an extracted package (verify; ci/merge calls it too)."""
+    check_manifest(stage, problems)
+    statement = read_statement(stage, problems)
+    context = load(stage, "context", problems)
+    summary = load(stage, "summary", problems)
+    waivers = load(stage, "waivers", problems)
+    if allowed_signers:
+        check_signature(stage, context, allowed_signers, problems)
+    if context is None:
+        return None, statement, summary, context, []
+    level = check_context(stage, context, summary, statement, problems)
+    for waiver in (waivers or {}).get("waivers", []):
+        if not waiver["tracker"]:
+            problems.append(f"waiver without a tracker: {waiver['origin']} applied to {waiver['test']}")
+    devices = []
+    if level and summary is not None:
+        devices = check_results(stage, level, context, summary, problems)
+        check_bench_gate(stage, level, problems)
+    return level, statement, summary, context, devices
+
+
+def check_signature(stage, context, allowed_signers, problems):
+    """MANIFEST.sig is a good signature over MANIFEST by a key allowed_signers
+    allows for the host context.json names (tdc.fleet.signing)."""
+    try:
+        with open(os.path.join(stage, packaging.MANIFEST), "rb") as handle:
+            manifest = handle.read()
+    except OSError:
+        return  # check_manifest names it
+    path = os.path.join(stage, packaging.SIGNATURE)
+    signature = None
+    if os.path.isfile(path):
+        with open(path, "rb") as handle:
+            signature = handle.read()
+    verdict = signing.verify(manifest, signature, allowed_signers, (context or {}).get("host") or "")
+    if not verdict.ok:
+        problems.append(verdict.reason)
+
+
+def run(argv):
+    p = cli.Parser("verify", __doc__)
+    p.add_argument("package", help="a .tar.gz made by ci/package")
+    p.add_argument("--quiet", action="store_true", help="print only the verdict line")
+    p.add_argument("--allowed-signers", help="an OpenSSH allowed_signers file: the package must be "
+                                             "signed (ci/package --sign-key) by a key it allows for "
+                                             "the host the package claims")
+    args = p.parse_args(argv)
+    if args.allowed_signers:
+        signing.check_allowed_signers(args.allowed_signers)
+    problems = []
+    level, statement, summary, context, devices = verify(args.package, problems, args.allowed_signers)
+    problems = list(dict.fromkeys(problems))
+    if not args.quiet:
+        for problem in problems:
+            print(f"problem: {problem}")
+    if problems:
+        print(f"REJECTED: {os.path.basename(args.package)}: {len(problems)} problem(s)")
+        return 1
+    expect = (context.get("expect") or "").strip()
+    coverage = (f"TDC_EXPECT={expect}" if expect else
+                "no TDC_EXPECT: proves only that the devices the run found passed, not that any "
+                "accelerator is present")
+    print(f"VERIFIED: {os.path.basename(args.package)}: level {level}, product {statement.get('product')}, "
+          f"{len(summary['tests'])} results; devices covered: {', '.join(devices) or 'none'} ({coverage})")
+    return 0
+
+
+def main(argv=None):
+    return cli.run_main("verify", run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""check-waivers: fails when a known-failure waiver applies to no test of any
+suite binary: a typo'd glob ("Froward.*"), a device type no binary knows
+("cdua"). Each binary answers for its own tests (--tdc-waiver-matches); a
+waiver is alive when one binary matched it, or when it is for another
+LibTorch version.
+
+  ci/check_waivers.py --run=BINARY[,KEY=VALUE...] ... [--default-waivers=FILE]
+                      [--fingerprint=FILE ...] [--memo=FILE]
+Exit status: 0 every waiver applies somewhere, 1 one does not, 2 bad input.
+
+Asking costs a LibTorch start-up per binary (about 8 s for 34 binaries on a
+2-core host), in every `ctest -L conformance`. With --memo, a passing verdict
+is kept with a key made of what the answers depend on: the suites' discovery
+fingerprints (--fingerprint: the files cmake/TdcDiscoveryFreshness.cmake.in
+writes from the host, the settings and the libraries, at every ctest start),
+the binaries and the waiver file's text. While the key is unchanged the
+verdict is reused and says so; anything else asks again, and a failing
+verdict is never kept."""
+import hashlib
+import os
+import subprocess
+import sys
+
+from tdc import cli, safeio
+from tdc.errors import InputError
+
+ALIVE = ("matched", "other-version")
+WHY = {
+    "unknown-device-type": "its device type is known to no suite binary (typo, or a backend that is not loaded)",
+    "no-test": "its test glob matches no test of any suite",
+}
+MEMO_LIMIT = 1 << 16
+
+
+def ask(binary, assignments):
+    env = dict(os.environ)
+    for assignment in assignments:
+        key, _, value = assignment.partition("=")
+        env[key] = value
+    try:
+        run = subprocess.run([binary, "--tdc-waiver-matches"], env=env, capture_output=True,
+                             text=True, errors="replace", timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return None, f"{binary}: {error}"
+    if run.returncode != 0:
+        lines = [line for line in run.stderr.splitlines() if line.strip()]
+        return None, lines[-1] if lines else f"{binary} exited {run.returncode}"
+    states = {}
+    for line in run.stdout.splitlines():
+        origin, _, state = line.rpartition("\t")
+        if origin:
+            states[origin] = state
+    return states, None
+
+
+def file_identity(path, by_content=False):
+    try:
+        status = os.stat(path)
+    except OSError:
+        return f"{path}=missing"
+    identity = f"{path}={status.st_size},{status.st_mtime_ns}"
+    if by_content:
+        try:
+            with open(path, "rb") as handle:
+                identity += "," + hashlib.md5(handle.read()).hexdigest()
+        except OSError:
+            identity += ",unreadable"  # the binaries say why, in one line
+    return identity
+
+
+def memo_key(args):
+    parts = [file_identity(path, by_content=True) for path in args.fingerprint]
+    parts += [run + ";" + file_identity(run.split(",")[0]) for run in args.run]
+    waivers = os.environ.get("TDC_KNOWN_FAILURES", args.default_waivers)
+    parts.append(file_identity(waivers, by_content=True) if waivers else "waivers=none")
+    return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def kept_verdict(memo, key):
+    """The kept verdict line, if the memo holds one for this key."""
+    try:
+        text = safeio.read_text(memo, "waiver memo", MEMO_LIMIT)
+    except InputError:
+        return None  # no memo, or a damaged one: ask again
+    kept = text.split("\n", 1)
+    return kept[1].rstrip("\n") if len(kept) == 2 and kept[0] == key else None
+
+
+def parser():
+    p = cli.Parser("check_waivers", __doc__)
+    p.add_argument("--run", action="append", default=[], required=True,
+                   help="BINARY[,KEY=VALUE...]: a suite binary and its settings")
+    p.add_argument("--default-waivers", default="")
+    p.add_argument("--fingerprint", action="append", default=[])
+    p.add_argument("--memo")
+    return p
+
+
+def run(argv):
+    args = parser().parse_args(argv)
+    key = memo_key(args) if args.memo else None
+    if key:
+        kept = kept_verdict(args.memo, key)
+        if kept is not None:
+            print(kept + " (kept: binaries, libraries, waiver file and settings unchanged since it was checked)")
+            return 0
+    states_by_origin = {}
+    for spec in args.run:
+        binary, *assignments = spec.split(",")
+        states, error = ask(binary, assignments)
+        if error:
+            print(f"check_waivers: {error}")
+            return 1
+        for origin, state in states.items():
+            states_by_origin.setdefault(origin, set()).add(state)
+    dead = {origin: states for origin, states in states_by_origin.items() if not states & set(ALIVE)}
+    for origin, states in dead.items():
+        # A binary that knows the device type has the more telling answer.
+        state = "no-test" if "no-test" in states else sorted(states)[0]
+        print(f"waiver matched no test: {origin}: {WHY.get(state, state)}")
+    verdict = (f"{len(states_by_origin)} waiver(s) checked against {len(args.run)} suite binaries, "
+               f"{len(dead)} matched no test")
+    print(verdict)
+    if key and not dead:
+        safeio.ensure_writable_folder(os.path.dirname(os.path.abspath(args.memo)), "memo folder")
+        safeio.write_text(args.memo, f"{key}\n{verdict}\n", "waiver memo")
+    elif key and os.path.exists(args.memo):
+        os.remove(args.memo)
+    return 1 if dead else 0
+
+
+def main(argv=None):
+    return cli.run_main("check_waivers", run, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

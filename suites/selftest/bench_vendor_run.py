@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Self-test: a vendor's backend is benchmarked. With TDC_BACKEND_LIBS and
+TDC_EXPECT naming a backend's devices (here the loopback library, as a vendor
+would load theirs), ci/run-benchmarks must exit 0 and its host run must hold results
+for those devices: the step a vendor's level 3 gates on.
+
+  bench_vendor_run.py --build-dir BUILD --work DIR
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+from tdc import ROOT
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build-dir", required=True)
+    parser.add_argument("--work", required=True)
+    args = parser.parse_args()
+    library = os.path.join(os.path.abspath(args.build_dir), "lib", "libtdc_loopback.so")
+    env = dict(os.environ, TDC_BACKEND_LIBS=library, TDC_BENCH_QUICK="1")
+    env.pop("TDC_DEVICES", None)
+    # The backend's own name, as the vendor would write it in TDC_EXPECT.
+    probe = subprocess.run([os.path.join(args.build_dir, "bin", "device_select")], env=env,
+                           capture_output=True, text=True)
+    selected = [line.split("=", 1)[1] for line in probe.stdout.splitlines() if line.startswith("selected_device=")]
+    if probe.returncode != 0 or not selected:
+        sys.exit(f"FAIL: device_select with the backend loaded: exit {probe.returncode}: {probe.stderr[-500:]}")
+    device_type = selected[0]
+    env["TDC_EXPECT"] = f"{device_type}:2"
+    run = subprocess.run([sys.executable, os.path.join(ROOT, "ci", "run-benchmarks"), "--build-dir", args.build_dir,
+                          "--out", args.work, "--quick", "--cold-start-runs", "1"],
+                         env=env, capture_output=True, text=True, timeout=600)
+    print(run.stdout[-3000:], run.stderr[-2000:])
+    if run.returncode != 0:
+        sys.exit(f"FAIL: ci/run-benchmarks exited {run.returncode} with TDC_EXPECT={env['TDC_EXPECT']}")
+    with open(os.path.join(args.work, "transfer_host.json")) as f:
+        names = [b["name"] for b in json.load(f)["benchmarks"]]
+    if not any(f"{device_type}:0" in n for n in names):
+        sys.exit(f"FAIL: the host run has no {device_type}:0 results: the backend was not benchmarked")
+    print(f"PASS: the host run benchmarked {device_type}:0 with TDC_EXPECT={env['TDC_EXPECT']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
