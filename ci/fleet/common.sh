@@ -5,8 +5,11 @@
 #   TDC_BUILD_DIR=/shared/tdc/build/2.13.0
 #   TDC_EXPECT=cuda:8            # optional: otherwise from Slurm (docs/fleet.md)
 #   TDC_HEALTH_STATE=/var/tmp/tdc-health
-export PATH="${PATH:-/usr/local/bin:/usr/bin:/bin}"
-case ":$PATH:" in *:/usr/bin:*) ;; *) PATH="$PATH:/usr/local/bin:/usr/bin:/bin" ;; esac
+# No PATH from slurmd (bash's default one ends in "."), no HOME (ci/lib.sh
+# needs it): both set here; the settings file may extend PATH.
+export PATH="/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin"
+HOME="${HOME:-$(getent passwd "$(id -u)" | cut -d: -f6)}"
+export HOME="${HOME:-/}"
 TDC_FLEET_CONF="${TDC_FLEET_CONF:-/etc/tdc/fleet.conf}"
 if [ -r "$TDC_FLEET_CONF" ]; then
   set -a

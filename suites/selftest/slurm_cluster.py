@@ -26,7 +26,9 @@ class ClusterError(Exception):
 
 def provision(root):
     """Debian's Slurm and munge through the project's own installer (idempotent)."""
-    script = f'source "{root}/ci/lib.sh" && tdc_apt_install {" ".join(SLURM_PACKAGES)}'
+    # ci/merge's own needs too (the merge job runs it), where lib.sh names them.
+    script = (f'source "{root}/ci/lib.sh" && tdc_apt_install {" ".join(SLURM_PACKAGES)} && '
+              '{ ! declare -F tdc_provision_report_tools >/dev/null || tdc_provision_report_tools; }')
     done = subprocess.run(["bash", "-c", script], capture_output=True, text=True)
     if done.returncode != 0:
         raise ClusterError(f"cannot install Slurm: {done.stderr.strip().splitlines()[-1:]}")

@@ -24,10 +24,10 @@ import socket
 import subprocess
 import sys
 
+from tdc import ROOT
 from tdc.fleet import allocation, drain, run_tree
 from tdc.fleet.slurm import SlurmError, gres_gpus, run
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 EXIT = {"healthy": 0, "unhealthy": 1, "unknown": 2}
 
 
@@ -78,7 +78,9 @@ def run_health(build_dir, budget, state_dir, env, node):
             continue
         if isinstance(verdict, dict) and verdict.get("verdict") in EXIT:
             return verdict
-    return {"verdict": "unknown", "message": f"ci/health printed no verdict (exit {done.returncode})"}
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    return {"verdict": "unknown", "message": f"ci/health printed no verdict (exit {done.returncode}"
+                                             f"{': ' + lines[-1] if lines else ''})"}
 
 
 def message_of(verdict, env):

@@ -31,9 +31,9 @@ import re
 import shlex
 import sys
 
+from tdc import ROOT
 from tdc.fleet.slurm import SlurmError, gres_gpus, run
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 UNAVAILABLE = ("drain", "down", "fail", "maint", "unknown", "future", "inval", "reboot", "power")
 DEFAULT_TIME = {1: "15", 2: "90", 3: "180"}
 

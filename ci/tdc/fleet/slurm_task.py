@@ -3,8 +3,9 @@
   python3 -m tdc.fleet.slurm_task PLAN
 
 Runs the plan's level from the task's build, never building: level 1 is
-ci/health (plus bench/run_all.py when the plan asks for benchmarks), levels 2
-and 3 the run steps of ci/conformance (level_run below). It works in
+ci/health, levels 2 and 3 the run pipeline ci/conformance runs after its
+build (python3 -m tdc run), each followed by the benchmarks when the plan
+asks for them (python3 -m tdc run-benchmarks; level 3 also its gate). It works in
 <results>/tasks/<index>/: a run tree of the shared build (tdc.fleet.run_tree:
 concurrent tasks never share ctest's state), results/, the package
 (ci/package) under package/, and state.json, which says how far the task got
@@ -22,12 +23,10 @@ import json
 import os
 import subprocess
 import sys
-import time
 
+from tdc import ROOT
 from tdc.fleet import allocation, run_tree
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-LABELS = {2: "conformance", 3: "conformance|level3"}
 
 
 def now():
@@ -72,67 +71,39 @@ class Task:
             env["TDC_EXPECT"] = expect
         return env
 
+    def tdc(self, verb, args, env, log):
+        """One verb of the tdc package (python3 -m tdc VERB), output in LOG."""
+        return self.step([sys.executable, "-m", "tdc", verb, *args], env, log)
+
     def benchmarks(self, tree, env):
         if self.plan["bench"] == "off":
             return 0
         quick = ["--quick"] if self.plan["bench"] == "quick" else []
-        return self.step([sys.executable, os.path.join(ROOT, "bench", "run_all.py"), "--build-dir", tree,
-                          "--out", os.path.join(self.results, "bench"), *quick, "--with-loopback"],
-                         env, "bench.log")
-
-    def level_one(self, tree, env):
-        verdict_file = os.path.join(self.dir, "verdict.json")
-        status = self.step([os.path.join(ROOT, "ci", "health"), f"--build-dir={tree}",
-                            f"--out={self.results}", f"--budget={self.plan['budget']}",
-                            f"--verdict={verdict_file}"], env, "health.log")
-        self.record_verdict(verdict_file)
-        bench = self.benchmarks(tree, env)
-        self.state["bench_exit"] = bench
-        return max(status, bench)
-
-    def level_run(self, tree, env):
-        """Levels 2 and 3 from an existing build: ci/conformance's steps after
-        its build (that script always builds first, which a task must not do
-        on a shared build). To be replaced by the package's one pipeline
-        once it can run an existing build."""
-        level, ci = self.plan["level"], os.path.join(ROOT, "ci")
-        if level == 3:
-            env = dict(env, TDC_REQUIRE_WAIVER_TRACKERS="1")
-        junit, summary = os.path.join(self.results, "junit.xml"), os.path.join(self.results, "summary.json")
-        context = os.path.join(self.results, "context.json")
-        if self.step([sys.executable, os.path.join(ci, "context.py"), "--build-dir", tree, "--out", context,
-                      "--level", str(level), "--command-line", f"ci/slurm task level {level}"],
-                     env, "context.log"):
-            return 2
-        resources = os.path.join(self.results, "resources.json")
-        with open(resources, "w") as f:
-            if subprocess.run([sys.executable, os.path.join(ci, "resource_spec.py"), "--build-dir", tree],
-                              env=env, stdout=f).returncode:
-                return 2
-        started = time.time()
-        status = 1 if self.step(["ctest", "--test-dir", tree, "-L", LABELS[level], "-j", str(os.cpu_count()),
-                                 "--output-on-failure", "--output-junit", junit,
-                                 "--resource-spec-file", resources], env, "ctest.log") else 0
-        seconds = round(time.time() - started, 2)
-        status = max(status, 1 if self.step([sys.executable, os.path.join(ci, "annotate_junit.py"), "--junit",
-                                             junit, "--context", context, "--name", f"tdc-level{level}"],
-                                            env, "annotate.log") else 0)
-        status = max(status, self.step([sys.executable, os.path.join(ci, "summarize.py"), "--junit", junit,
-                                        "--gtest-dir", os.path.join(tree, "results", "gtest"),
-                                        "--context", context, "--seconds", str(seconds), "--out", summary],
-                                       env, "summary.log"))
-        bench = self.benchmarks(tree, env)
-        self.state["bench_exit"] = bench
-        status = max(status, bench)
-        if level == 3:
-            status = max(status, self.step([sys.executable, os.path.join(ci, "qualification_gate.py"),
-                                            "--bench-dir", os.path.join(self.results, "bench")],
-                                           env, "gate.log"))
-        verdict_file = os.path.join(self.dir, "verdict.json")
-        self.step([sys.executable, os.path.join(ci, "verdict.py"), "--summary", summary, "--level", str(level),
-                   "--out", verdict_file], env, "verdict.log")
-        self.record_verdict(verdict_file)
+        bench = os.path.join(self.results, "bench")
+        status = self.tdc("run-benchmarks", ["--build-dir", tree, "--out", bench, *quick, "--with-loopback"],
+                          env, "bench.log")
+        if self.plan["level"] == 3:
+            status = max(status, self.tdc("qualification-gate", ["--bench-dir", bench], env, "gate.log"))
+        self.state["bench_exit"] = status
         return status
+
+    def level(self, tree, env):
+        """The plan's level from the run tree: ci/health for level 1 (its
+        budget), the run pipeline (tdc.pipeline, what ci/conformance runs
+        after its build) for levels 2 and 3; then the benchmarks if asked."""
+        level, verdict_file = self.plan["level"], os.path.join(self.dir, "verdict.json")
+        if level == 1:
+            status = self.step([os.path.join(ROOT, "ci", "health"), f"--build-dir={tree}",
+                                f"--out={self.results}", f"--budget={self.plan['budget']}",
+                                f"--verdict={verdict_file}"], env, "health.log")
+        else:
+            if level == 3:  # as ci/conformance --level=3 sets it: waivers need trackers
+                env = dict(env, TDC_REQUIRE_WAIVER_TRACKERS="1")
+            status = self.tdc("run", ["--build-dir", tree, "--results", self.results, "--level", str(level),
+                                      "--jobs", str(os.cpu_count() or 1), "--verdict", verdict_file,
+                                      "--command-line", f"ci/slurm/submit --level={level}"], env, "run.log")
+        self.record_verdict(verdict_file)
+        return max(status, self.benchmarks(tree, env))
 
     def record_verdict(self, path):
         try:
@@ -142,12 +113,11 @@ class Task:
         except (OSError, ValueError):
             self.state.update(verdict="unknown", message="the level wrote no verdict")
 
-    def package(self, tree):
+    def package(self):
         out = os.path.join(self.dir, "package")
         done = subprocess.run([os.path.join(ROOT, "ci", "package"), self.results,
                                f"--product={self.plan['product']} ({self.task['node']}, {self.task['build']})",
-                               f"--submitter={self.plan['submitter']}", f"--out={out}",
-                               f"--gtest-dir={os.path.join(tree, 'results', 'gtest')}"],
+                               f"--submitter={self.plan['submitter']}", f"--out={out}"],
                               capture_output=True, text=True)
         paths = sorted(glob.glob(os.path.join(out, "*.tar.gz")))
         if done.returncode == 0 and paths:
@@ -169,9 +139,9 @@ class Task:
             self.stage("failed", exit=2, verdict="unknown", message=str(error))
             return 2
         self.stage(f"level {self.plan['level']}")
-        status = self.level_one(tree, env) if self.plan["level"] == 1 else self.level_run(tree, env)
+        status = self.level(tree, env)
         self.stage("package", exit=status)
-        package, error = self.package(tree)
+        package, error = self.package()
         self.stage("done", package=package, package_error=error)
         return status if package else max(status, 2)
 

@@ -1,0 +1,19 @@
+# The fleet tools on a real Slurm cluster started on this host: ci/slurm's
+# job array and ci/fleet's node adapters (suites/selftest/fleet_cluster.py;
+# docs/fleet.md, "The fleet self-test on a real Slurm cluster"). It takes
+# minutes (docs/measurements.md) and ci/selftest runs every entry on each of
+# three builds, which would not fit CI's time: it is registered only with
+# -DTDC_FLEET_SELFTEST=ON; the README's command runs it on one build.
+option(TDC_FLEET_SELFTEST "Register the Slurm cluster self-test (minutes; starts daemons)" OFF)
+if(TDC_FLEET_SELFTEST AND TARGET tdc_loopback)
+  tdc_add_selftest(NAME fleet.slurm_array_and_node_adapters
+    COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fleet_cluster.py"
+      --build-dir=${CMAKE_BINARY_DIR}
+    TIMEOUT 2400 LABELS fleet)
+  # Its nodes run level 1 and the benchmarks on this build: nothing else at once.
+  set_tests_properties(selftest.fleet.slurm_array_and_node_adapters PROPERTIES RUN_SERIAL TRUE)
+endif()
+
+# The units of the fleet tools need no cluster and run everywhere.
+tdc_add_selftest(NAME fleet.units
+  COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fleet_units.py" LABELS fleet)
