@@ -204,8 +204,15 @@ def check_merged(results, by_host, merge_state, merge_log, check):
     for host, row in by_host.items():
         check(host in text, f"the merged matrix has no row for {host}")
     check("TIMEOUT" in text, "the merged matrix shows n5's TIMEOUT")
-    outliers = {str(o.get("host")) for o in matrix.get("outliers", []) if isinstance(o, dict)}
-    check(outliers == {"n4"}, f"the outlier rule flags n4 and no other node: {sorted(outliers)}")
+    # The nodes' loopback devices differ by construction; their cpu is one
+    # and the same CPU of this host, measured under the other tasks' load,
+    # so cpu outliers here say nothing about a node (printed, not checked).
+    flagged = [d for d in (matrix.get("outliers") or {}).get("devices", []) if isinstance(d, dict)]
+    loopback = {d.get("host") for d in flagged if str(d.get("device", "")).startswith("loopback")}
+    check(loopback == {"n4"}, f"the outlier rule flags n4's loopback devices and no other node's: "
+                              f"{sorted(loopback)}")
+    for device in flagged:
+        print(f"outlier: {device.get('message')}")
 
 
 def run_adapter(cluster, base, script, node, extra_env=None):
