@@ -87,9 +87,29 @@ class Package:
         text = self.files["junit.xml"].decode()
         for name in names:
             text = _fail_case(text, name, message)
-        self.files["junit.xml"] = text.encode()
+        self.files["junit.xml"] = _junit_totals(text, summary).encode()
         _recount(summary)
         return len(names)
+
+    def drop_tests(self, keep):
+        """Removes every test for which keep(test) is false, from summary.json,
+        junit.xml and gtest/ alike (an 8-device loopback run's reference twins
+        on loopback:2..7, which a GPU host's twins, on two devices, never
+        have). Returns how many were dropped."""
+        summary = self.json("summary.json")
+        dropped = [t["name"] for t in summary["tests"] if not keep(t)]
+        if not dropped:
+            return 0
+        gone = set(dropped)
+        summary["tests"] = [t for t in summary["tests"] if t["name"] not in gone]
+        text = self.files["junit.xml"].decode()
+        for name in dropped:
+            text = re.sub(r'\s*<testcase name="' + re.escape(_attr(name)) + r'"[^>]*?(/>|>.*?</testcase>)', "",
+                          text, count=1, flags=re.S)
+            self.files.pop(f"gtest/{name}.xml", None)
+        _recount(summary)
+        self.files["junit.xml"] = _junit_totals(text, summary).encode()
+        return len(dropped)
 
     def scale_benchmarks(self, factor, device=None):
         """Benchmark rates on `device` (every device when None) times factor:
@@ -165,6 +185,20 @@ def _fail_case(text, name, message):
     if not count:
         raise ValueError(f"junit.xml has no testcase {name!r}")
     return text
+
+
+def _junit_totals(text, summary):
+    """The <testsuite>'s own counts, after the testcases changed."""
+    tests = summary["tests"]
+    counts = {"tests": len(tests), "failures": sum(t["status"] == "failed" for t in tests),
+              "skipped": sum(t["status"] in ("skipped", "known_failure") for t in tests)}
+
+    def header(match):
+        tag = match.group(0)
+        for key, value in counts.items():
+            tag = re.sub(rf'\b{key}="\d+"', f'{key}="{value}"', tag)
+        return tag
+    return re.sub(r"<testsuite [^>]*>", header, text, count=1)
 
 
 def _attr(text):
