@@ -85,10 +85,6 @@ def document(night):
     return {**header, "rows": list(rows)}
 
 
-def rows_by_host(doc):
-    return {(r["host"], r["package"] and os.path.basename(r["package"])): r for r in doc["rows"]}
-
-
 def test_every_night_matches_the_schema_and_a_damaged_matrix_does_not(nights):
     with open(SCHEMA) as f:
         schema = json.load(f)
@@ -210,3 +206,23 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
                           (["--night", "yesterday", "--tasks", "/x"], "expected YYYY-MM-DD")):
         code, _, stderr = merge(*args, "--out", str(tmp_path / "o"))
         assert code == 2 and len(stderr.strip().splitlines()) == 1 and message in stderr, (args, stderr)
+
+
+def test_a_rewritten_package_stays_trusted_and_shows_what_was_injected(fleet, tmp_path):
+    """What the scale simulation relies on (tdc.fleet.rewrite): a real package
+    renamed, re-modelled, given a failure and re-signed verifies as the new host,
+    its only problem the injected failure."""
+    from tdc.fleet import packages, rewrite
+    package = rewrite.Package.read(fleet["nodes"]["n1"]["package"])
+    package.set_host("n9")
+    package.set_devices("NVIDIA H100 80GB HBM3", "575.51", types={"loopback"})
+    assert package.fail("Placement.RoundTrip16MiBIsExact", "loopback:1", "3 of 4194304 elements differ") >= 1
+    path = package.write(str(tmp_path), sign_key=os.path.join(FIXTURES, "keys", "n9"))
+    opened = packages.open_package(path, os.path.join(FIXTURES, "allowed_signers"))
+    assert opened.trust_problems == [] and opened.host == "n9"
+    problems = [p for p in opened.qualification_problems if not p.startswith("dirty tree")]
+    assert problems and all(p.startswith("failed check: ") and "Placement.RoundTrip16MiBIsExact/loopback_1: 3 of"
+                            in p for p in problems), problems
+    row = matrix.row("n9", "2.13.0", None, opened)
+    assert row["cells"]["loopback:1"]["Placement.RoundTrip16MiBIsExact"]["status"] == "failed"
+    assert row["devices"]["loopback:1"]["name"] == "NVIDIA H100 80GB HBM3"
