@@ -132,6 +132,7 @@ tdc_build() {
 # our output (junitparser, jsonschema, yaml), the browser the report test
 # drives (chromium, its driver, selenium) and ssh-keygen for signatures.
 tdc_provision_report_tools() {
-  tdc_apt_install python3-jinja2 python3-matplotlib python3-jsonschema python3-junitparser python3-yaml \
-    python3-selenium chromium chromium-driver openssh-client
+  [ -n "${TDC_DEPS_PREFIX:-}" ] && return 0
+  tdc_apt_install python3-pytest python3-jinja2 python3-matplotlib python3-jsonschema python3-junitparser \
+    python3-yaml python3-selenium chromium chromium-driver openssh-client
 }

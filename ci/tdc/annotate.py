@@ -56,9 +56,9 @@ def annotate(root, context, name, messages):
 
 def parser():
     p = cli.Parser("annotate_junit", __doc__)
-    p.add_argument("--junit", required=True)
-    p.add_argument("--context", required=True)
-    p.add_argument("--name", default="tdc")
+    p.add_argument("--junit", required=True, help="ctest's JUnit file, rewritten in place")
+    p.add_argument("--context", required=True, help="the run's context.json")
+    p.add_argument("--name", default="tdc", help="the <testsuite> name (default tdc)")
     p.add_argument("--summary", help="summary.json whose failure messages go into the JUnit")
     return p
 

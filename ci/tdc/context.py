@@ -168,10 +168,10 @@ def describe(build_dir, level=None, command_line="", run_id=None):
 
 def parser():
     p = cli.Parser("context", __doc__)
-    p.add_argument("--build-dir", required=True)
-    p.add_argument("--out", required=True)
-    p.add_argument("--level", type=cli.whole(1, 3))
-    p.add_argument("--command-line", default="")
+    p.add_argument("--build-dir", required=True, help="the configured, built tree")
+    p.add_argument("--out", required=True, help="context.json to write")
+    p.add_argument("--level", type=cli.whole(1, 3), help="the level the run is (1, 2 or 3)")
+    p.add_argument("--command-line", default="", help="the user's command, as typed")
     p.add_argument("--run-id", help="the run's id (default: a new one)")
     return p
 

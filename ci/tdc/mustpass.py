@@ -27,10 +27,10 @@ def level_lists(build_dir):
 
 def parser():
     p = cli.Parser("mustpass", __doc__)
-    p.add_argument("--build-dir", required=True)
+    p.add_argument("--build-dir", required=True, help="a configured build whose ctest labels say the levels")
     mode = p.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--write", action="store_true")
-    mode.add_argument("--check", action="store_true")
+    mode.add_argument("--write", action="store_true", help="regenerate the lists")
+    mode.add_argument("--check", action="store_true", help="exit 1 when the lists and the suites disagree")
     p.add_argument("--mustpass-dir", help="lists to write or check (default suites/mustpass)")
     return p
 

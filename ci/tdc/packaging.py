@@ -117,98 +117,104 @@ def parse_statement(text, problems):
     return fields
 
 
-def gunzip_strictly(package, target):
-    """Decompresses one gzip stream into the file `target`, refusing a
-    truncated stream, a CRC or length error, trailing data, and more than
-    EXPANDED_LIMIT bytes of output (checked as it goes: nothing more is written)."""
-    size = os.path.getsize(package)
-    if size > PACKAGE_LIMIT:
-        raise InputError(f"is {size} bytes, more than a package may be ({PACKAGE_LIMIT})")
-    inflater = zlib.decompressobj(wbits=31)  # gzip wrapper: header, CRC32 and length checked
-    written = 0
-    with open(package, "rb") as source, open(target, "wb") as out:
-        try:
-            for block in iter(lambda: source.read(MiB), b""):
-                if inflater.eof:
-                    raise InputError("has data after the end of its gzip stream: refused")
-                pending = block
-                while pending and not inflater.eof:
-                    data = inflater.decompress(pending, MiB)
-                    written += len(data)
-                    if written > EXPANDED_LIMIT:
-                        raise InputError(f"expands to more than {EXPANDED_LIMIT} bytes: refused unextracted")
-                    out.write(data)
-                    pending = inflater.unconsumed_tail
-                if inflater.unused_data:
-                    raise InputError("has data after the end of its gzip stream: refused")
-        except zlib.error as error:
-            raise InputError(f"is not a valid gzip stream ({error}): damaged?")
-    if not inflater.eof:
-        raise InputError("ends before its gzip stream does: truncated")
+class StrictGzip:
+    """A file-like reader of one gzip stream that refuses, as it reads, a
+    CRC or length error, more than EXPANDED_LIMIT bytes of output, and (at
+    finish) a stream that was truncated or is followed by other data."""
+
+    def __init__(self, handle):
+        self.handle, self.inflater, self.written, self.buffer = handle, zlib.decompressobj(wbits=31), 0, b""
+
+    def read(self, size=-1):
+        while (size < 0 or len(self.buffer) < size) and not self.inflater.eof:
+            block = self.inflater.unconsumed_tail or self.handle.read(MiB)
+            if not block:
+                raise InputError("ends before its gzip stream does: truncated")
+            try:
+                data = self.inflater.decompress(block, MiB)
+            except zlib.error as error:
+                raise InputError(f"is not a valid gzip stream ({error}): damaged?")
+            self.written += len(data)
+            if self.written > EXPANDED_LIMIT:
+                raise InputError(f"expands to more than {EXPANDED_LIMIT} bytes: refused unextracted")
+            self.buffer += data
+        if size < 0:
+            size = len(self.buffer)
+        data, self.buffer = self.buffer[:size], self.buffer[size:]
+        return data
+
+    def finish(self):
+        """After the archive's end: the rest of the stream must be padding only."""
+        while self.read(MiB):
+            pass
+        if self.inflater.unused_data or self.handle.read(1):
+            raise InputError("has data after the end of its gzip stream: refused")
 
 
-def checked_members(tar):
-    """The members, after refusing everything a package never holds."""
-    members, names, total = [], set(), 0
+def check_member(member, names, total):
+    """Refuses a member a package never holds; returns the running size."""
+    name = member.name
     try:
-        for member in tar:
-            members.append(member)
-            if len(members) > MEMBER_LIMIT:
-                raise InputError(f"holds more than {MEMBER_LIMIT} members: refused")
-    except (tarfile.TarError, EOFError) as error:
-        raise InputError(f"is not a readable tar archive ({error})")
-    for member in members:
-        name = member.name
-        try:
-            name.encode("utf-8")
-        except UnicodeEncodeError:
-            raise InputError(f"holds a member whose name is not UTF-8: "
-                             f"{name.encode('utf-8', 'surrogateescape')!r}")
-        if not (member.isfile() or member.isdir()):
-            raise InputError(f"holds {name!r}, a link, device or FIFO: refused")
-        parts = name.rstrip("/").split("/")
-        if name.startswith("/") or ".." in parts or any(p == "" for p in parts):
-            raise InputError(f"holds {name!r}, a name that escapes the package: refused")
-        if name.rstrip("/") in names:
-            raise InputError(f"holds {name!r} twice: refused (which copy is the run's?)")
-        names.add(name.rstrip("/"))
-        total += member.size if member.isfile() else 0
-        if total > EXPANDED_LIMIT:
-            raise InputError(f"holds more than {EXPANDED_LIMIT} bytes of files: refused unextracted")
-    tops = {m.name.split("/", 1)[0] for m in members}
-    if len(tops) != 1:
-        raise InputError(f"must hold one top folder, holds {sorted(tops)[:5]}")
-    return members, tops.pop()
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        raise InputError(f"holds a member whose name is not UTF-8: {name.encode('utf-8', 'surrogateescape')!r}")
+    if not (member.isfile() or member.isdir()):
+        raise InputError(f"holds {name!r}, a link, device or FIFO: refused")
+    parts = name.rstrip("/").split("/")
+    if name.startswith("/") or ".." in parts or any(p == "" for p in parts):
+        raise InputError(f"holds {name!r}, a name that escapes the package: refused")
+    if name.rstrip("/") in names:
+        raise InputError(f"holds {name!r} twice: refused (which copy is the run's?)")
+    names.add(name.rstrip("/"))
+    if len(names) > MEMBER_LIMIT:
+        raise InputError(f"holds more than {MEMBER_LIMIT} members: refused")
+    total += member.size if member.isfile() else 0
+    if total > EXPANDED_LIMIT:
+        raise InputError(f"holds more than {EXPANDED_LIMIT} bytes of files (its members' sizes): "
+                         "refused unextracted")
+    return total
 
 
 def extract(package, into):
-    """The package's top folder under `into`, extracted member by member
-    (files and folders only, every check above made first)."""
-    tar_path = os.path.join(into, ".package.tar")
-    gunzip_strictly(package, tar_path)
+    """The package's top folder under `into`. One pass over the stream: each
+    member's header is checked (and the sizes so far summed) before its data
+    is read; a refused package leaves only a partial folder the caller's
+    temporary directory removes."""
+    try:
+        size = os.path.getsize(package)
+        handle = open(package, "rb")
+    except OSError as error:
+        raise InputError(f"cannot be read ({error.strerror})")
+    if size > PACKAGE_LIMIT:
+        handle.close()
+        raise InputError(f"is {size} bytes, more than a package may be ({PACKAGE_LIMIT})")
     stage_root = os.path.join(into, "stage")
     os.makedirs(stage_root)
-    try:
-        with tarfile.open(tar_path, "r:", encoding="utf-8", errors="surrogateescape") as tar:
-            members, top = checked_members(tar)
-            for member in members:
-                path = os.path.join(stage_root, *member.name.rstrip("/").split("/"))
-                if member.isdir():
-                    os.makedirs(path, exist_ok=True)
-                    continue
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                with tar.extractfile(member) as source, open(path, "wb") as out:
-                    copied = 0
-                    for block in iter(lambda: source.read(1 << 20), b""):
-                        copied += len(block)
-                        out.write(block)
-                if copied != member.size:
-                    raise InputError(f"member {member.name!r} is shorter than it says: truncated")
-    except (tarfile.TarError, EOFError) as error:
-        raise InputError(f"is not a readable tar archive ({error})")
-    finally:
-        os.unlink(tar_path)
-    stage = os.path.join(stage_root, top)
+    names, total, tops = set(), 0, set()
+    with handle:
+        stream = StrictGzip(handle)
+        try:
+            with tarfile.open(fileobj=stream, mode="r|", encoding="utf-8", errors="surrogateescape") as tar:
+                for member in tar:
+                    total = check_member(member, names, total)
+                    tops.add(member.name.split("/", 1)[0])
+                    if len(tops) != 1:
+                        raise InputError(f"must hold one top folder, holds {sorted(tops)[:5]}")
+                    path = os.path.join(stage_root, *member.name.rstrip("/").split("/"))
+                    if member.isdir():
+                        os.makedirs(path, exist_ok=True)
+                        continue
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    source = tar.extractfile(member)
+                    with open(path, "wb") as out:
+                        for block in iter(lambda: source.read(MiB), b""):
+                            out.write(block)
+            stream.finish()
+        except (tarfile.TarError, EOFError) as error:
+            raise InputError(f"is not a readable tar archive ({error})")
+    if not tops:
+        raise InputError("is an empty archive")
+    stage = os.path.join(stage_root, tops.pop())
     if not os.path.isdir(stage):
-        raise InputError(f"its top entry {top!r} is not a folder")
+        raise InputError("has no top folder")
     return stage

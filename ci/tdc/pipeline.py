@@ -186,7 +186,8 @@ def parser():
                    help="print the verdict JSON and exit with its status (ci/health)")
     p.add_argument("--name", help="the JUnit <testsuite> name (default tdc-level<N>)")
     p.add_argument("--command-line", default="", help="the user's command, for context.json")
-    p.add_argument("--jobs", type=cli.whole(1, 1024), default=os.cpu_count() or 1)
+    p.add_argument("--jobs", type=cli.whole(1, 1024), default=os.cpu_count() or 1,
+                   help="ctest -j (default: the number of cores)")
     p.add_argument("--slots", type=cli.whole(1, 100), default=100, help="resource slots per device")
     p.add_argument("--quiet", action="store_true", help="print only the verdict or errors")
     p.add_argument("ctest_args", nargs="*", help="after --: more ctest arguments (-LE long)")

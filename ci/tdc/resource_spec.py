@@ -57,8 +57,8 @@ def spec(build_dir, slots, environment=None):
 
 def parser():
     p = cli.Parser("resource_spec", __doc__)
-    p.add_argument("--build-dir", required=True)
-    p.add_argument("--slots", type=cli.whole(1, 100), default=100)
+    p.add_argument("--build-dir", required=True, help="a built tree (bin/device_select)")
+    p.add_argument("--slots", type=cli.whole(1, 100), default=100, help="slots per device, 1..100 (default 100)")
     p.add_argument("--out", help="write here instead of stdout")
     return p
 

@@ -66,7 +66,7 @@ def decide(summary, level, why_unknown, mustpass=None):
 def parser():
     p = cli.Parser("verdict", __doc__)
     p.add_argument("--summary", required=True, help="the run's summary.json")
-    p.add_argument("--level", type=cli.whole(1, 3), default=1)
+    p.add_argument("--level", type=cli.whole(1, 3), default=1, help="the level counted (default 1)")
     p.add_argument("--why-unknown", default="", help="the run could not tell: this is why")
     p.add_argument("--mustpass-dir", help="the lists to count against (default suites/mustpass)")
     p.add_argument("--out", help="also write the verdict here")

@@ -90,9 +90,10 @@ def parser():
     p = cli.Parser("check_waivers", __doc__)
     p.add_argument("--run", action="append", default=[], required=True,
                    help="BINARY[,KEY=VALUE...]: a suite binary and its settings")
-    p.add_argument("--default-waivers", default="")
-    p.add_argument("--fingerprint", action="append", default=[])
-    p.add_argument("--memo")
+    p.add_argument("--default-waivers", default="", help="the waiver file when TDC_KNOWN_FAILURES is unset")
+    p.add_argument("--fingerprint", action="append", default=[],
+                   help="a discovery fingerprint file the kept verdict depends on (repeatable)")
+    p.add_argument("--memo", help="keep a passing verdict here while its inputs are unchanged")
     return p
 
 

@@ -21,10 +21,8 @@ import os
 from tdc.fleet import upstream
 from tdc.fleet.upstream import InputError
 
-SCHEMA_VERSION = "1.0"
-MAJOR = SCHEMA_VERSION.split(".")[0]
-SCHEMA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "schemas",
-                      "matrix.schema.json")
+SCHEMA_VERSION = upstream.results.SCHEMA_VERSION   # one version for every TDC document
+SCHEMA = upstream.results.schema_path("matrix")
 STATUSES = ("failed", "known_failure", "passed", "skipped")     # worst first
 MESSAGE_LIMIT = 300
 
@@ -152,11 +150,9 @@ def row(host, build, task=None, package=None):
 
 
 def check_version(document, where):
-    version = document.get("schema_version") if isinstance(document, dict) else None
-    if version is None:
-        raise InputError(f"{where} has no schema_version: not a TDC fleet matrix")
-    if not isinstance(version, str) or version.split(".")[0] != MAJOR:
-        raise InputError(f"{where} has schema_version {version!r}; this TDC reads {MAJOR}.x: refused")
+    if not isinstance(document, dict):
+        raise InputError(f"{where} is not a JSON object: not a TDC fleet matrix")
+    upstream.results.check_version(document, where)   # an unknown major version: refused, one line
     if document.get("kind") != KIND:
         raise InputError(f"{where}: not a TDC fleet matrix (kind {document.get('kind')!r})")
 

@@ -20,6 +20,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 KINDS = ("regression", "driver regression", "node fault", "undetermined")
+RULES = {  # the module's rule, above, as the reports state it
+    "regression": "every host of the build that ran the check fails it (at least 2 hosts)",
+    "driver regression": "the hosts that fail it are exactly those whose failing device has one driver, "
+                         "and the build's hosts with other drivers pass it",
+    "node fault": "other hosts of the build pass it: the failing hosts are at fault",
+    "undetermined": "one host of the build ran it: nothing to compare it with",
+}
 
 
 @dataclass

@@ -52,8 +52,7 @@ def view(document, digests, collector=None):
                         f"{document['merge_seconds']} s",
             "count_labels": COUNTS, "totals": totals, "provenance": document["provenance"],
             "signatures": groups, "findings": document["findings"],
-            "finding_rule": signatures.__doc__.split("The rule")[1].strip().split("\n", 1)[1].strip()
-            .replace("\n ", " ").replace("  ", " "),
+            "finding_rules": signatures.RULES,
             "grid": grid, "cells": details, "fail_devices": devices, "fail_checks": checks,
             "history": document.get("history"), "history_sections": HISTORY,
             "outliers": document["outliers"], "outlier_charts": outlier_charts(document, collector),

@@ -1,0 +1,30 @@
+"""cmake/discovery-environment.txt: the one list of settings that change which tests exist."""
+import pytest
+
+from tdc import discovery_env
+from tdc.errors import InputError
+
+
+def test_the_list_holds_every_setting_that_changes_the_list():
+    changes = discovery_env.matcher()
+    for name in ("TDC_DEVICES", "TDC_EXPECT", "TDC_BACKEND_LIBS", "TDC_LOOPBACK_FAULT", "TDC_LOOPBACK_DEVICES",
+                 "TDC_TEST_TIMEOUT", "TDC_CHECKS", "TDC_ISOLATE", "CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES"):
+        assert changes(name), name
+    for name in ("TDC_GTEST_DIR", "TDC_OCCUPANCY_LOG", "PATH", "HOME", "TDC_JOBS"):
+        assert not changes(name), name
+
+
+def test_every_line_says_what_it_changes():
+    for pattern, what in discovery_env.entries():
+        assert what and pattern
+
+
+def test_a_line_without_a_reason_is_refused(write):
+    with pytest.raises(InputError, match=":2: expected"):
+        discovery_env.entries(write("env.txt", "TDC_A  # changes a\nTDC_B\n"))
+
+
+def test_of_and_without():
+    env = {"TDC_DEVICES": "cpu", "PATH": "/bin", "TDC_GTEST_DIR": "/x"}
+    assert discovery_env.of(env) == {"TDC_DEVICES": "cpu"}
+    assert discovery_env.without(env) == {"PATH": "/bin", "TDC_GTEST_DIR": "/x"}

@@ -1,0 +1,78 @@
+"""The house rules the package keeps: no sys.path edits, every command a doc
+shows is executable and has a working --help of its own, every option says
+what it does, every verb imports."""
+import importlib
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+
+from tdc import __main__ as verbs
+
+
+def tracked(*patterns):
+    run = subprocess.run(["git", "-C", ROOT, "ls-files", "-s", *patterns], capture_output=True, text=True)
+    if run.returncode != 0:
+        pytest.skip("not a git checkout")
+    return [line.split(None, 3) for line in run.stdout.splitlines()]
+
+
+def python_files():
+    for mode, _, _, path in tracked("*.py", "ci/*"):
+        full = os.path.join(ROOT, path)
+        if path.endswith(".py") or open(full, "rb").read(64).startswith(b"#!/usr/bin/env python3"):
+            yield path, full
+
+
+def test_no_sys_path_edits():
+    found = []
+    for path, full in python_files():
+        for number, line in enumerate(open(full, encoding="utf-8"), 1):
+            if "sys.path.insert" in line or "sys.path.append" in line:
+                if "#" not in line.split("sys.path", 1)[1]:  # a use that says why is allowed
+                    found.append(f"{path}:{number}")
+    assert not found, f"sys.path edits: {found}"
+
+
+def documented_commands():
+    """Every ci/<tool> the README and docs show being run."""
+    names = set()
+    for doc in ["README.md"] + [os.path.join("docs", d) for d in os.listdir(os.path.join(ROOT, "docs"))
+                                if d.endswith(".md")]:
+        text = open(os.path.join(ROOT, doc), encoding="utf-8").read()
+        # A command, not a path into ci/ (ci/lib.sh, ci/tdc/fleet/, ci/templates/...).
+        names.update(re.findall(r"(?<![\w/.])ci/([a-z][a-z_-]*(?:\.py)?)\b(?![./])", text))
+    return sorted(n for n in names if os.path.isfile(os.path.join(ROOT, "ci", n)) or not n.endswith("/"))
+
+
+@pytest.mark.parametrize("name", documented_commands())
+def test_documented_command_is_executable_with_its_own_help(name):
+    path = os.path.join(ROOT, "ci", name)
+    assert os.path.isfile(path), f"a doc names ci/{name}, which does not exist"
+    modes = {p: m for m, _, _, p in tracked(f"ci/{name}")}
+    assert modes.get(f"ci/{name}") == "100755", f"ci/{name} is not committed executable"
+    run = subprocess.run([path, "--help"], capture_output=True, text=True, timeout=60,
+                         env=dict(os.environ, PATH=os.path.dirname(sys.executable) + ":" + os.environ["PATH"]))
+    assert run.returncode == 0, run.stderr
+    assert "set -euo pipefail" not in run.stdout and "#!/" not in run.stdout
+    assert len(run.stdout.splitlines()) >= 3
+
+
+@pytest.mark.parametrize("verb, module", sorted(verbs.VERBS.items()))
+def test_every_option_says_what_it_does(verb, module):
+    loaded = importlib.import_module(module)
+    if not hasattr(loaded, "parser"):
+        return
+    bare = [a.option_strings or [a.dest] for a in loaded.parser()._actions if not a.help]
+    assert not bare, f"{verb}: options without a description: {bare}"
+
+
+def test_python_m_tdc_lists_every_verb():
+    run = subprocess.run([sys.executable, "-m", "tdc", "--help"], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "ci")))
+    assert run.returncode == 0
+    for verb in verbs.VERBS:
+        assert f"  {verb} " in run.stdout

@@ -1,0 +1,63 @@
+"""tdc.summarize: every failure carries its reason; entries the selection
+held but ctest never reported count as failed; the console keeps devices
+apart from what is not a device."""
+from conftest import DAMAGED, junit_text
+
+from tdc import ctest, gtest, junit, summarize
+
+
+def build(write, junit_body, gtest_files=(), selected=None, log=""):
+    path = write("junit.xml", junit_body)
+    for name, text in gtest_files:
+        write(f"gtest/{name}.xml", text)
+    records = gtest.read_dir(path.rsplit("/", 1)[0] + "/gtest") if gtest_files else {}
+    return summarize.build(junit.read(path), records, {}, 2.0, 1, ctest.outcomes(log), selected,
+                           "the run's budget of 50 s ran out before it started")
+
+
+def test_reasons_never_empty(write):
+    from conftest import gtest_text
+    summary = build(write, junit_text(
+        ("A.x/cpu", "fail", '<failure message=""/>'),
+        ("A.y/cpu", "fail", '<failure message=""/><system-out>step 1\nsegfault in copy_\n</system-out>'),
+        ("A.z/cpu", "fail", '<failure message=""/><system-out>[ RUN      ] A.z/cpu\n</system-out>')),
+        [("A.x/cpu", gtest_text("A.x/cpu", {"check": "A.x"}, '<failure message="a.cpp:9&#10;value 3 != 4"/>'))],
+        log=" 3/3 Test #3: A.z/cpu .....***Timeout  16.00 sec\n")
+    by_name = {t["name"]: t for t in summary["tests"]}
+    assert by_name["A.x/cpu"]["message"] == "value 3 != 4"              # GoogleTest's
+    assert by_name["A.y/cpu"]["message"] == "segfault in copy_"         # the last meaningful line
+    assert by_name["A.z/cpu"]["message"].startswith("timed out after 16.0 s")
+    assert all(g["message"] for g in summary["failures_by_root_cause"])
+
+
+def test_selected_but_never_reported_is_a_failure(write):
+    summary = build(write, junit_text(("A.x/cpu", "run", "")), selected=["A.x/cpu", "B.y/cpu"])
+    missing = [t for t in summary["tests"] if t["name"] == "B.y/cpu"][0]
+    assert missing["status"] == "failed" and missing["message"].startswith("not run: the run's budget")
+    assert summary["totals"]["failed"] == 1
+
+
+def test_devices_apart_from_what_is_not_a_device(write):
+    summary = build(write, junit_text(
+        ("Selection.PicksCpu", "run", ""), ("DeviceExpectation.IsPresent/loopback_at_least_2", "run", ""),
+        ("Placement.AVeryLongCheckNameThatWouldBreakAFixedColumn/mybackend_12", "run", ""),
+        ("Placement.X/cpu", "run", "")))
+    assert sorted(summary["devices"]) == ["cpu", "mybackend:12"]
+    assert sorted(summary["other"]) == ["expectation", "host"]
+    lines = summarize.console(summary)
+    rows = [l for l in lines if l.startswith(("cpu", "mybackend:12", "host-level", "TDC_EXPECT"))]
+    assert len({len(l) for l in rows if l.startswith(("cpu", "mybackend"))}) == 1  # aligned
+
+
+def test_root_causes_group_with_their_reason():
+    summary = summarize.build(junit.read(f"{DAMAGED}/root_causes.xml"), {}, {}, None, None)
+    (group,) = summary["failures_by_root_cause"]
+    assert group["message"] == "Module::to(loopback:0) threw: set_data: incompatible tensor type"
+    assert len(group["dependents"]) == 2
+
+
+def test_counts_only_and_bad_seconds(capsys):
+    assert summarize.main(["--junit", f"{DAMAGED}/root_causes.xml", "--counts-only"]) == 0
+    assert capsys.readouterr().out.split() == ["1", "3", "0"]
+    assert summarize.main(["--junit", f"{DAMAGED}/root_causes.xml", "--seconds", "nan"]) == 2
+    assert "not a finite number" in capsys.readouterr().err
