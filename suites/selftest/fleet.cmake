@@ -17,3 +17,13 @@ endif()
 # The units of the fleet tools need no cluster and run everywhere.
 tdc_add_selftest(NAME fleet.units
   COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fleet_units.py" LABELS fleet)
+
+# ci/slurm/submit refuses bad input with one line before it asks Slurm anything.
+set(fleet_bad_submits
+  "bad_level|--level=5|invalid choice: 5"
+  "no_build|--torch=2.13.0|give --build-root=DIR"
+  "bad_gpus|--gpus=x|--gpus='x': expected auto or a count"
+  "bad_budget|--budget=3|--budget=3: expected 10..86400 seconds"
+  "not_a_build|--use-build=/nonexistent/build|--use-build=/nonexistent/build: not a TDC build")
+tdc_add_rejection_selftests(fleet.submit_rejects "${fleet_bad_submits}"
+  -- "${PROJECT_SOURCE_DIR}/ci/slurm/submit" --results=${CMAKE_BINARY_DIR}/fleet-rejected @VALUE@)

@@ -112,7 +112,7 @@ def phase_array(cluster, build, results, check):
     started = time.time()
     submit = cluster.run([os.path.join(ROOT, "ci", "slurm", "submit"), f"--results={results}",
                           f"--use-build={build}", "--backend-lib=loopback", "--level=1", "--bench=quick",
-                          "--time=15", "--budget=300", "--hold"], check=False, timeout=120)
+                          "--time=15", "--budget=300", "--max-running=2", "--hold"], check=False, timeout=120)
     if not check(submit.returncode == 0, f"ci/slurm/submit exit {submit.returncode}: {submit.stderr.strip()}"):
         return
     jobs = json.loads(submit.stdout)

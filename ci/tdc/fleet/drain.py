@@ -12,9 +12,10 @@ node-mark-offline / node-mark-online with `TDC:` for `NHC:`:
   python3 -m tdc.fleet.drain --node NAME --verdict healthy|unhealthy|unknown --message TEXT
 Prints what it did, one line; exit 0, or 2 when Slurm cannot be asked or told.
 """
-import argparse
 import sys
 
+from tdc import cli
+from tdc.errors import InputError
 from tdc.fleet.slurm import SlurmError, run
 
 LEADER = "TDC:"
@@ -69,8 +70,8 @@ def apply(node, verdict, message):
     return f"left {node} {state}" + (f" (reason not TDC's: {kept})" if kept else "")
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def body(argv):
+    parser = cli.Parser("drain", __doc__)
     parser.add_argument("--node", required=True)
     parser.add_argument("--verdict", required=True, choices=("healthy", "unhealthy", "unknown"))
     parser.add_argument("--message", default="")
@@ -78,9 +79,12 @@ def main(argv=None):
     try:
         print(apply(args.node, args.verdict, args.message))
     except SlurmError as error:
-        print(f"drain: {error}", file=sys.stderr)
-        return 2
+        raise InputError(str(error))
     return 0
+
+
+def main(argv=None):
+    return cli.run_main("drain", body, argv)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ GPUs, or the GPUs Slurm configures on the node (gres gpu:N).
 Prints one line, `<verdict>: <message>` (at most --width characters), and
 the drain's one line on stderr. Exit 0 healthy, 1 unhealthy, 2 unknown.
 """
-import argparse
 import hashlib
 import json
 import os
@@ -24,7 +23,8 @@ import socket
 import subprocess
 import sys
 
-from tdc import ROOT
+from tdc import ROOT, cli
+from tdc.errors import InputError
 from tdc.fleet import allocation, drain, run_tree
 from tdc.fleet.slurm import SlurmError, gres_gpus, run
 
@@ -94,8 +94,8 @@ def message_of(verdict, env):
     return message
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def body(argv):
+    parser = cli.Parser("node_check", __doc__)
     parser.add_argument("--build-dir", default=os.environ.get("TDC_BUILD_DIR", ""))
     parser.add_argument("--budget", type=int, default=int(os.environ.get("TDC_HEALTH_BUDGET", "45")))
     parser.add_argument("--drain", action="store_true")
@@ -104,9 +104,8 @@ def main(argv=None):
     parser.add_argument("--state-dir", default=os.environ.get("TDC_HEALTH_STATE", "/var/tmp/tdc-health"))
     parser.add_argument("--width", type=int, default=200)
     args = parser.parse_args(argv)
-    if args.budget < 5:
-        print(f"node_check: --budget={args.budget}: at least 5 seconds", file=sys.stderr)
-        return 2
+    if args.budget < 10:
+        raise InputError(f"--budget={args.budget}: at least 10 seconds (ci/health's least)")
     env = check_environment(os.environ, args.node, args.job_gpus)
     if not args.build_dir:
         verdict = {"verdict": "unknown", "message": "no TDC build (--build-dir or TDC_BUILD_DIR)"}
@@ -124,6 +123,10 @@ def main(argv=None):
             status = max(status, 2) if outcome != "healthy" else 2
     print(f"{outcome}: {message}"[:args.width])
     return status
+
+
+def main(argv=None):
+    return cli.run_main("node_check", body, argv)
 
 
 if __name__ == "__main__":

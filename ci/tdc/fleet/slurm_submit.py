@@ -4,7 +4,7 @@
       [--partition=P] [--nodes=LIST] [--level=1|2|3] [--bench=quick|full|off]
       [--gpus=auto|N] [--backend-lib=loopback|PATH] [--expect-from-allocation]
       [--time=LIMIT] [--budget=SECONDS] [--product=TEXT] [--submitter=TEXT]
-      [--history=DIR] [--hold]
+      [--history=DIR] [--max-running=N] [--hold]
 
 Three jobs, all results on shared storage under --results:
   build  builds each LibTorch of --torch (default 2.13.0) once into
@@ -24,26 +24,22 @@ Per-node settings: a file <results>/node-env/<node>.sh, sourced by the task.
 Prints one JSON object (the jobs and the plan file); exit 0, or 2 with one
 line on bad input or when Slurm refuses a step.
 """
-import argparse
 import json
 import os
 import re
 import shlex
 import sys
 
-from tdc import ROOT
+from tdc import ROOT, cli
+from tdc.errors import InputError
 from tdc.fleet.slurm import SlurmError, gres_gpus, run
 
 UNAVAILABLE = ("drain", "down", "fail", "maint", "unknown", "future", "inval", "reboot", "power")
 DEFAULT_TIME = {1: "15", 2: "90", 3: "180"}
 
 
-class InputError(Exception):
-    pass
-
-
 def arguments(argv):
-    parser = argparse.ArgumentParser(prog="ci/slurm/submit", description=__doc__.splitlines()[0])
+    parser = cli.Parser("ci/slurm/submit", __doc__)
     parser.add_argument("--results", required=True, help="shared folder for plan, packages, tasks file")
     parser.add_argument("--build-root", help="shared folder the build job builds into")
     parser.add_argument("--torch", default="2.13.0", help="LibTorch builds, comma-separated")
@@ -61,6 +57,7 @@ def arguments(argv):
     parser.add_argument("--product", default="fleet node")
     parser.add_argument("--submitter", default=os.environ.get("USER", "tdc"))
     parser.add_argument("--history", help="passed to ci/merge --history")
+    parser.add_argument("--max-running", type=int, help="at most N tasks at once (Slurm's array %%N)")
     parser.add_argument("--hold", action="store_true", help="leave the array held")
     return parser.parse_args(argv)
 
@@ -116,8 +113,10 @@ def make_plan(args):
         raise InputError(f"--gpus='{args.gpus}': expected auto or a count")
     if args.level == 3 and args.bench == "off":
         raise InputError("--level=3 needs the benchmarks: drop --bench=off")
-    if args.budget < 5:
-        raise InputError(f"--budget={args.budget}: at least 5 seconds")
+    if args.max_running is not None and args.max_running < 1:
+        raise InputError(f"--max-running={args.max_running}: at least 1")
+    if not 10 <= args.budget <= 86400:
+        raise InputError(f"--budget={args.budget}: expected 10..86400 seconds (ci/health's range)")
     results = os.path.abspath(args.results)
     builds = plan_builds(args)
     wanted = [n.strip() for n in args.nodes.split(",")] if args.nodes else None
@@ -155,7 +154,8 @@ def submit(plan, args):
         submitted.append(sbatch([*partition, "--job-name=tdc-build", "--nodes=1", "--exclusive",
                                  f"--output={logs}/build-%j.out"], "build-job", plan_file))
         time_limit = args.time or DEFAULT_TIME[plan["level"]]
-        submitted.append(sbatch([*partition, "--job-name=tdc-task", f"--array=0-{len(plan['tasks']) - 1}",
+        throttle = f"%{args.max_running}" if args.max_running else ""
+        submitted.append(sbatch([*partition, "--job-name=tdc-task", f"--array=0-{len(plan['tasks']) - 1}{throttle}",
                                  "--hold", f"--dependency=afterok:{submitted[0]}", "--kill-on-invalid-dep=yes",
                                  "--nodes=1", "--ntasks=1", f"--time={time_limit}",
                                  f"--output={logs}/task-%a.out"], "task-job", plan_file))
@@ -181,8 +181,8 @@ def submit(plan, args):
     return dict(zip(("build_job", "array_job", "merge_job"), submitted))
 
 
-def main(argv=None):
-    args = arguments(sys.argv[1:] if argv is None else argv)
+def body(argv):
+    args = arguments(argv)
     try:
         plan = make_plan(args)
         for folder in ("logs", "tasks", "node-env"):
@@ -192,15 +192,18 @@ def main(argv=None):
         jobs = submit(plan, args)
         with open(os.path.join(plan["results"], "jobs.json"), "w") as f:
             json.dump(jobs, f, indent=2)
-    except (InputError, SlurmError, OSError) as error:
-        print(f"submit: {error}", file=sys.stderr)
-        return 2
+    except SlurmError as error:
+        raise InputError(str(error))
     for node in plan["left_out"]:
         print(f"submit: no task for {node['node']}: {node['state']} ({node['reason']})", file=sys.stderr)
     print(json.dumps({**jobs, "tasks": len(plan["tasks"]), "left_out": plan["left_out"],
                       "plan": os.path.join(plan["results"], "plan.json"),
                       "tasks_file": os.path.join(plan["results"], "tasks.json")}))
     return 0
+
+
+def main(argv=None):
+    return cli.run_main("submit", body, argv)
 
 
 if __name__ == "__main__":

@@ -21,11 +21,12 @@ job runs right after the last task (afterany), well inside MinJobAge.
   python3 -m tdc.fleet.slurm_tasks --plan PLAN --array-job ID --out TASKS.json
 Exit 0, or 2 with one line when the plan cannot be read.
 """
-import argparse
 import json
 import os
 import sys
 
+from tdc import cli
+from tdc.errors import InputError
 from tdc.fleet.slurm import SlurmError, config_value, show_job
 
 FINISHED = ("COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL", "OUT_OF_MEMORY",
@@ -109,8 +110,8 @@ def tasks_file(plan, array_job):
                      plan["results"]) for task in plan["tasks"]]
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def body(argv):
+    parser = cli.Parser("slurm_tasks", __doc__)
     parser.add_argument("--plan", required=True)
     parser.add_argument("--array-job", required=True)
     parser.add_argument("--out", required=True)
@@ -120,12 +121,15 @@ def main(argv=None):
             plan = json.load(f)
         rows = tasks_file(plan, args.array_job)
     except (OSError, ValueError, KeyError, TypeError) as error:
-        print(f"slurm_tasks: cannot read the plan {args.plan}: {error}", file=sys.stderr)
-        return 2
+        raise InputError(f"cannot read the plan {args.plan}: {error}")
     with open(args.out + ".tmp", "w") as f:
         json.dump(rows, f, indent=2)
     os.replace(args.out + ".tmp", args.out)
     return 0
+
+
+def main(argv=None):
+    return cli.run_main("slurm_tasks", body, argv)
 
 
 if __name__ == "__main__":
