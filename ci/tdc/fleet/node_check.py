@@ -24,7 +24,6 @@ import subprocess
 import sys
 
 from tdc import ROOT, cli
-from tdc.errors import InputError
 from tdc.fleet import allocation, drain, run_tree
 from tdc.fleet.slurm import SlurmError, gres_gpus, run
 
@@ -97,15 +96,14 @@ def message_of(verdict, env):
 def body(argv):
     parser = cli.Parser("node_check", __doc__)
     parser.add_argument("--build-dir", default=os.environ.get("TDC_BUILD_DIR", ""))
-    parser.add_argument("--budget", type=int, default=int(os.environ.get("TDC_HEALTH_BUDGET", "45")))
+    parser.add_argument("--budget", type=cli.whole(10, 86400), default=os.environ.get("TDC_HEALTH_BUDGET", "45"),
+                        help="ci/health's budget, seconds (TDC_HEALTH_BUDGET, default 45)")
     parser.add_argument("--drain", action="store_true")
     parser.add_argument("--node", default=os.environ.get("SLURMD_NODENAME") or socket.gethostname().split(".")[0])
     parser.add_argument("--job-gpus", default="")
     parser.add_argument("--state-dir", default=os.environ.get("TDC_HEALTH_STATE", "/var/tmp/tdc-health"))
     parser.add_argument("--width", type=int, default=200)
     args = parser.parse_args(argv)
-    if args.budget < 10:
-        raise InputError(f"--budget={args.budget}: at least 10 seconds (ci/health's least)")
     env = check_environment(os.environ, args.node, args.job_gpus)
     if not args.build_dir:
         verdict = {"verdict": "unknown", "message": "no TDC build (--build-dir or TDC_BUILD_DIR)"}
@@ -120,7 +118,7 @@ def body(argv):
             print(drain.apply(args.node, outcome, message), file=sys.stderr)
         except SlurmError as error:
             print(f"node_check: cannot apply the drain rule: {error}", file=sys.stderr)
-            status = max(status, 2) if outcome != "healthy" else 2
+            status = 2  # the rule is not applied: fail closed
     print(f"{outcome}: {message}"[:args.width])
     return status
 

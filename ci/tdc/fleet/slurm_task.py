@@ -28,7 +28,6 @@ from tdc import ROOT
 from tdc.fleet import allocation, run_tree
 
 
-
 def now():
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
 
@@ -100,7 +99,7 @@ class Task:
             if level == 3:  # as ci/conformance --level=3 sets it: waivers need trackers
                 env = dict(env, TDC_REQUIRE_WAIVER_TRACKERS="1")
             status = self.tdc("run", ["--build-dir", tree, "--results", self.results, "--level", str(level),
-                                      "--jobs", str(os.cpu_count() or 1), "--verdict", verdict_file,
+                                      "--jobs", os.environ.get("SLURM_CPUS_ON_NODE") or str(os.cpu_count() or 1), "--verdict", verdict_file,
                                       "--command-line", f"ci/slurm/submit --level={level}"], env, "run.log")
         self.record_verdict(verdict_file)
         return max(status, self.benchmarks(tree, env))
@@ -129,7 +128,8 @@ class Task:
         os.makedirs(self.results, exist_ok=True)
         self.stage("started")
         if self.state["node"] != self.task["node"]:
-            self.stage("failed", exit=2, message=f"ran on {self.state['node']}, planned for {self.task['node']}")
+            self.stage("failed", exit=2, verdict="unknown",
+                       message=f"ran on {self.state['node']}, planned for {self.task['node']}")
             return 2
         env = self.environment()
         self.stage("run tree", expect=env.get("TDC_EXPECT"), backend_libs=env.get("TDC_BACKEND_LIBS"))
