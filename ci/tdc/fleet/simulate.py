@@ -1,7 +1,7 @@
 """A synthetic fleet from real packages, and ci/merge measured on it.
 
   python3 -m tdc.fleet.simulate make --base PACKAGE... --hosts N --out DIR [--seed S] [--no-sign]
-  python3 -m tdc.fleet.simulate measure --base PACKAGE... --hosts 10,100,1000 --out DIR [--jobs J]
+  python3 -m tdc.fleet.simulate measure --base PACKAGE... --hosts 10,100,1000 --out DIR [--jobs J] [--reuse]
 
 `make` rewrites the base packages (real packages of real runs; an 8-device
 loopback run is the intended base: TDC_LOOPBACK_DEVICES=8) into N hosts
@@ -76,8 +76,20 @@ def plan(hosts, seed):
     return names, hosts_info, truth, rng
 
 
-def make(bases, hosts, out, seed=1, sign=True):
+def twins_on(count):
+    """keep(test) for drop_tests: a GPU host's loopback reference twins run on
+    the loopback's two devices, whatever TDC_LOOPBACK_DEVICES made the base."""
+    def keep(test):
+        device = test["device"]
+        return not (test["twin"] and ":" in device and device.split(":")[1].isdigit()
+                    and int(device.split(":")[1]) >= count)
+    return keep
+
+
+def make(bases, hosts, out, seed=1, sign=True, twin_devices=2):
     base_packages = [rewrite.Package.read(path) for path in bases]
+    for base in base_packages:
+        base.drop_tests(twins_on(twin_devices))
     names, info, truth, rng = plan(hosts, seed)
     for folder in ("packages", "keys"):
         os.makedirs(os.path.join(out, folder), exist_ok=True)
@@ -196,26 +208,35 @@ def measure_merge(out, truth, jobs, html=True):
 def main(argv=None):
     def body(args):
         parser = upstream.Parser("simulate", __doc__)
-        parser.add_argument("what", choices=("make", "measure"))
+        parser.add_argument("what", choices=("make", "measure"), help="make a fleet, or make and measure")
         parser.add_argument("--base", nargs="+", required=True, help="real packages to rewrite")
         parser.add_argument("--hosts", required=True, help="a number (make) or numbers, comma-separated (measure)")
-        parser.add_argument("--out", required=True)
-        parser.add_argument("--seed", type=upstream.whole(0, 1 << 30), default=1)
-        parser.add_argument("--jobs", type=upstream.whole(1, 64), default=min(4, os.cpu_count() or 1))
-        parser.add_argument("--no-sign", action="store_true")
+        parser.add_argument("--out", required=True, help="folder for the fleet(s) and measurements.json")
+        parser.add_argument("--seed", type=upstream.whole(0, 1 << 30), default=1, help="what goes where (default 1)")
+        parser.add_argument("--jobs", type=upstream.whole(1, 64), default=min(4, os.cpu_count() or 1),
+                            help="ci/merge --jobs (default: the cores, at most 4)")
+        parser.add_argument("--reuse", action="store_true",
+                            help="measure: keep a fleet an earlier run made in OUT/fleet-N")
+        parser.add_argument("--no-sign", action="store_true", help="no keys, no signatures, no --allowed-signers")
+        parser.add_argument("--twin-devices", type=upstream.whole(1, 64), default=2,
+                            help="loopback devices the reference twins keep (default 2, as on a GPU host)")
         options = parser.parse_args(args)
         sizes = [int(n) for n in options.hosts.split(",") if n.strip().isdigit()]
         if not sizes or len(sizes) != len(options.hosts.split(",")):
             raise upstream.InputError(f"--hosts {options.hosts!r}: expected whole numbers, comma-separated")
         if options.what == "make":
-            make(options.base, sizes[0], options.out, options.seed, not options.no_sign)
+            make(options.base, sizes[0], options.out, options.seed, not options.no_sign, options.twin_devices)
             print(f"simulate: {sizes[0]} hosts in {options.out}")
             return 0
         figures = []
         for hosts in sizes:
             folder = os.path.join(options.out, f"fleet-{hosts}")
             started = time.monotonic()
-            truth = make(options.base, hosts, folder, options.seed, not options.no_sign)
+            if options.reuse and os.path.isfile(os.path.join(folder, "truth.json")):
+                with open(os.path.join(folder, "truth.json")) as f:
+                    truth = json.load(f)
+            else:
+                truth = make(options.base, hosts, folder, options.seed, not options.no_sign, options.twin_devices)
             made = time.monotonic() - started
             result = measure_merge(folder, truth, options.jobs)
             result.update(hosts=hosts, make_seconds=round(made, 1))
