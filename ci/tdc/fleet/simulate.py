@@ -7,7 +7,8 @@
 loopback run is the intended base: TDC_LOOPBACK_DEVICES=8) into N hosts
 gpu-0000..: every host gets its own name and signing key, a device model and
 driver (H100 on two drivers, A100), a build (2.13.0 or 2.14.1) and noise on
-its benchmark medians; sprinkled in are node faults (12 hosts failing one
+its benchmark medians (3 %, log-normal, per device, after the base's devices
+are made alike: their differences are the base host's noise); sprinkled in are node faults (12 hosts failing one
 check on one device, a few more single ones, one with dependents), a
 regression (every 2.14.1 host fails one check), a driver regression (the
 hosts on one driver fail another), slow devices, Slurm tasks that left no
@@ -18,7 +19,10 @@ allowed_signers, tasks.json and truth.json (what was sprinkled where).
 `measure` makes fleets of each size and runs ci/merge on each (with
 --tasks and --allowed-signers), reporting wall time and peak memory: the
 resident set summed over ci/merge and its worker processes, sampled every
-50 ms from /proc. Figures go to stdout and DIR/measurements.json."""
+50 ms from /proc. It then checks the merge against truth.json (rows, the
+node fault, the regressions, exactly the slowed devices as outliers): a
+figure for a merge that found the wrong thing is no figure (exit 1).
+Figures go to stdout and DIR/measurements.json."""
 import json
 import os
 import random
@@ -87,9 +91,11 @@ def twins_on(count):
 
 
 def make(bases, hosts, out, seed=1, sign=True, twin_devices=2):
+    out = os.path.abspath(out)  # tasks.json names packages by absolute path
     base_packages = [rewrite.Package.read(path) for path in bases]
     for base in base_packages:
         base.drop_tests(twins_on(twin_devices))
+        base.equalise_devices()
     names, info, truth, rng = plan(hosts, seed)
     for folder in ("packages", "keys"):
         os.makedirs(os.path.join(out, folder), exist_ok=True)
@@ -196,13 +202,20 @@ def measure_merge(out, truth, jobs, html=True):
     started = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak = 0
-    while process.poll() is None:
+    while True:
+        # wait4 reaps it with its resource use: CPU seconds of ci/merge and of
+        # the workers it waited for (a load-independent figure beside wall time).
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
         peak = max(peak, tree_rss(process.pid))
         time.sleep(0.05)
     wall = time.monotonic() - started
-    stdout, stderr = process.communicate()
-    return {"exit": process.returncode, "seconds": round(wall, 2), "peak_rss_mib": round(peak / (1 << 20), 1),
-            "stdout": stdout[-2000:], "stderr": stderr[-2000:]}
+    process.returncode = os.waitstatus_to_exitcode(status)
+    stdout, stderr = process.stdout.read(), process.stderr.read()
+    return {"exit": process.returncode, "seconds": round(wall, 2),
+            "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2), "peak_rss_mib": round(peak / (1 << 20), 1),
+            "load_average": os.getloadavg()[0], "stdout": stdout[-2000:], "stderr": stderr[-2000:]}
 
 
 def main(argv=None):
@@ -239,15 +252,19 @@ def main(argv=None):
                 truth = make(options.base, hosts, folder, options.seed, not options.no_sign, options.twin_devices)
             made = time.monotonic() - started
             result = measure_merge(folder, truth, options.jobs)
-            result.update(hosts=hosts, make_seconds=round(made, 1))
+            result.update(hosts=hosts, make_seconds=round(made, 1),
+                          wrong=check_truth(folder, hosts, truth) if result["exit"] in (0, 1) else ["no matrix"])
             figures.append(result)
-            print(f"simulate: {hosts:5d} hosts: ci/merge exit {result['exit']}, {result['seconds']:7.2f} s, "
-                  f"peak {result['peak_rss_mib']:7.1f} MiB (fleet made in {made:.0f} s)", flush=True)
+            print(f"simulate: {hosts:5d} hosts: ci/merge exit {result['exit']}, {result['seconds']:7.2f} s wall, "
+                  f"{result['cpu_seconds']:7.2f} s CPU, peak {result['peak_rss_mib']:7.1f} MiB, load "
+                  f"{result['load_average']:.1f} (fleet made in {made:.0f} s)", flush=True)
+            for problem in result["wrong"]:
+                print(f"simulate:   WRONG: {problem}", flush=True)
             if result["exit"] not in (0, 1):
                 print(result["stderr"], file=sys.stderr)
         with open(os.path.join(options.out, "measurements.json"), "w") as f:
             json.dump(figures, f, indent=1)
-        return 0 if all(f["exit"] in (0, 1) for f in figures) else 1
+        return 0 if all(f["exit"] in (0, 1) and not f["wrong"] for f in figures) else 1
     return upstream.run_main("simulate", body, argv)
 
 
