@@ -96,28 +96,33 @@ class Collector:
 
 
 def by_device(flags):
-    """One entry per (host, build, device): the worst series and how many."""
+    """One entry per (host, build, device): the worst series and how many. A
+    copy between two devices counts for its source (the first named)."""
     worst = {}
     for flag in flags:
-        key = (flag["host"], flag["build"], flag["device"])
+        key = (flag["host"], flag["build"], flag["device"].split("->")[0])
         entry = worst.setdefault(key, {**flag, "series_flagged": 0})
         entry["series_flagged"] += 1
         if flag["ratio"] < entry["ratio"]:
             entry.update({**flag, "series_flagged": entry["series_flagged"]})
+        entry["device"] = key[2]
     lines = []
     for entry in sorted(worst.values(), key=lambda e: e["ratio"]):
         more = entry["series_flagged"] - 1
-        entry["message"] = (f"{entry['device']} on {entry['host']}: {describe(entry['template'])} is "
+        entry["message"] = (f"{entry['device']} on {entry['host']}: {describe(entry["series"])} is "
                             f"{entry['ratio']:.2f}x its {entry['peers']} peers ({entry['model']})"
                             + (f", and {more} other series" if more else ""))
         lines.append(entry)
     return lines
 
 
-def describe(template):
-    """'transfer/h2d/*/268435456' -> 'transfer h2d at 256 MiB'."""
-    parts = template.split("/")
+def describe(series):
+    """'transfer/h2d/cuda:3/268435456' -> 'transfer h2d at 256 MiB'; a copy to
+    another device names it ('transfer d2d_peer to cuda:4 at 4 KiB')."""
+    parts = series.split("/")
     text = f"{parts[0]} {parts[1]}"
+    if len(parts) > 2 and "->" in parts[2]:
+        text += f" to {parts[2].split('->', 1)[1]}"
     if len(parts) > 3 and parts[3].isdigit():
         n = int(parts[3])
         for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):

@@ -39,7 +39,7 @@ DEPENDENT_ROOT = ("Placement.ModuleToMovesParametersAndBuffers", 5, "Module::to 
 DEPENDENTS = ("Forward.SeedModelMatchesFloat64Reference", "Backward.OneStepMatchesFloat64CpuGradients")
 REGRESSION = ("Serialization.TensorsLoadExactOntoTheSameDeviceAndTheCpu", "2.14.1",
               "torch::load put the tensor on cpu, expected the device")
-DRIVER_REGRESSION = ("StreamSynchronize.QueryIsTrueAndWorkIsVisibleAfterSynchronize", "580.12",
+DRIVER_REGRESSION = ("StreamSynchronize.QueryIsTrueAndWorkVisibleAfterSynchronize", "580.12",
                      "query() returned true before the work was visible")
 
 
@@ -129,24 +129,26 @@ def make(bases, hosts, out, seed=1, sign=True, twin_devices=2):
             package.scale_benchmarks(rng.lognormvariate(0, 0.03), device)
         failing = False
         if name in truth["node_fault"]:
-            failing |= bool(package.fail(NODE_FAULT[0], device_of(base, NODE_FAULT[1]), NODE_FAULT[2]))
+            failing |= inject(package, NODE_FAULT[0], device_of(base, NODE_FAULT[1]), NODE_FAULT[2])
         if name in truth["single_faults"]:
-            check = rng.choice(sorted({t["check"] for t in package.json("summary.json")["tests"]
-                                       if t["scope"] == "device" and t["status"] == "passed"}))
-            failing |= bool(package.fail(check, device_of(base, rng.randrange(8)), f"{check}: wrong values"))
+            kind = device_of(base, 0).split(":")[0]
+            check, device = rng.choice(sorted({(t["check"], t["device"]) for t in package.json("summary.json")["tests"]
+                                               if t["device"].startswith(kind + ":") and not t["twin"]
+                                               and t["status"] == "passed"}))
+            failing |= inject(package, check, device, f"{check}: wrong values")
         if name in truth["dependents"]:
             root_device = device_of(base, DEPENDENT_ROOT[1])
-            package.fail(DEPENDENT_ROOT[0], root_device, DEPENDENT_ROOT[2])
+            inject(package, DEPENDENT_ROOT[0], root_device, DEPENDENT_ROOT[2])
             for check in DEPENDENTS:
-                package.fail(check, root_device, f"prerequisite failed: Module::to (checked by {DEPENDENT_ROOT[0]})",
-                             prerequisite=DEPENDENT_ROOT[0])
+                inject(package, check, root_device, f"prerequisite failed: Module::to (checked by {DEPENDENT_ROOT[0]})",
+                       prerequisite=DEPENDENT_ROOT[0])
             failing = True
         if host["build"] == REGRESSION[1]:
             for index in range(8):
-                failing |= bool(package.fail(REGRESSION[0], device_of(base, index), REGRESSION[2]))
+                failing |= inject(package, REGRESSION[0], device_of(base, index), REGRESSION[2])
         if host["driver"] == DRIVER_REGRESSION[1]:
             for index in range(8):
-                failing |= bool(package.fail(DRIVER_REGRESSION[0], device_of(base, index), DRIVER_REGRESSION[2]))
+                failing |= inject(package, DRIVER_REGRESSION[0], device_of(base, index), DRIVER_REGRESSION[2])
         if name in truth["slow"]:
             device = device_of(base, rng.randrange(8))
             package.scale_benchmarks(0.6, device)
@@ -170,6 +172,13 @@ def make(bases, hosts, out, seed=1, sign=True, twin_devices=2):
     with open(os.path.join(out, "truth.json"), "w") as f:
         json.dump(truth, f, indent=1)
     return truth
+
+
+def inject(package, check, device, message, prerequisite=None):
+    """package.fail, refusing a fault the base cannot carry (the truth would lie)."""
+    if not package.fail(check, device, message, prerequisite):
+        raise upstream.InputError(f"the base package has no passing {check} on {device} to fail")
+    return True
 
 
 def tree_rss(pid):
@@ -216,6 +225,36 @@ def measure_merge(out, truth, jobs, html=True):
     return {"exit": process.returncode, "seconds": round(wall, 2),
             "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2), "peak_rss_mib": round(peak / (1 << 20), 1),
             "load_average": os.getloadavg()[0], "stdout": stdout[-2000:], "stderr": stderr[-2000:]}
+
+
+def check_truth(folder, hosts, truth):
+    """What the merge must have found, from what make() sprinkled: [problems]."""
+    from tdc.fleet import matrix
+    document, _ = matrix.read(os.path.join(folder, "merged", "matrix.json"))
+    totals, problems = document["totals"], []
+    gone = set(truth["timeout"]) | set(truth["node_fail"]) | set(truth["forged"])
+    expected = {"rows": hosts + len(truth["forged"]), "verified": hosts - len(gone),
+                "unverified": len(truth["forged"]), "no_package": len(gone)}
+    for key, value in expected.items():
+        if totals[key] != value:
+            problems.append(f"totals.{key} is {totals[key]}, expected {value}")
+    found = {}
+    for finding in document["findings"]:  # one finding per build: the union over builds
+        found.setdefault((finding["check"], finding["kind"]), set()).update(finding["failing_hosts"])
+    node_fault = set(truth["node_fault"]) - gone
+    if node_fault and not node_fault <= found.get((NODE_FAULT[0], "node fault"), set()):
+        problems.append(f"{NODE_FAULT[0]} is not a node fault of {sorted(node_fault)[:3]}...")
+    if not any(check == REGRESSION[0] and kind == "regression" for check, kind in found):
+        problems.append(f"{REGRESSION[0]} is not judged a regression")
+    driver_hosts = set(truth["driver_regression"]) - gone
+    if len(driver_hosts) >= 4 and not any(check == DRIVER_REGRESSION[0] and kind == "driver regression"
+                                for check, kind in found):
+        problems.append(f"{DRIVER_REGRESSION[0]} is not judged a driver regression")
+    flagged = {(o["host"], o["device"]) for o in document["outliers"]["devices"]}
+    slow = {(host, device) for host, device in truth["slow_devices"].items() if host not in gone}
+    if flagged != slow:
+        problems.append(f"outliers {sorted(flagged)[:4]} are not the slowed devices {sorted(slow)[:4]}")
+    return problems
 
 
 def main(argv=None):
