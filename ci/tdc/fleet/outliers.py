@@ -109,7 +109,7 @@ def by_device(flags):
     lines = []
     for entry in sorted(worst.values(), key=lambda e: e["ratio"]):
         more = entry["series_flagged"] - 1
-        entry["message"] = (f"{entry['device']} on {entry['host']}: {describe(entry["series"])} is "
+        entry["message"] = (f"{entry['device']} on {entry['host']}: {describe(entry['series'])} is "
                             f"{entry['ratio']:.2f}x its {entry['peers']} peers ({entry['model']})"
                             + (f", and {more} other series" if more else ""))
         lines.append(entry)
