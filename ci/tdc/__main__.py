@@ -20,6 +20,7 @@ VERBS = {
     "run-benchmarks": "tdc.bench.run_all",
     "check-thresholds": "tdc.bench.thresholds",
     "compare": "tdc.bench.compare",
+    "compare-noise": "tdc.bench.noise",
     "plot-bandwidth": "tdc.bench.plot",
     "cold-start": "tdc.bench.cold_start",
     "side-by-side": "tdc.bench.side_by_side",

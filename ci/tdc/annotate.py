@@ -8,7 +8,6 @@ each test failed: <testsuite name> and hostname (ctest leaves "(empty)" and
 With --summary, each failed <testcase> gets the summary's message (GoogleTest's
 failure message, or the entry's last meaningful line).
 Exit status 0, or 2 with one line when a file is damaged."""
-import sys
 import xml.etree.ElementTree as ET
 
 from tdc import cli, junit, results, safeio
@@ -80,7 +79,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("annotate_junit", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -19,7 +19,6 @@ import re
 import secrets
 import socket
 import subprocess
-import sys
 
 from tdc import ROOT, cli, discovery_env, results
 from tdc.errors import InputError
@@ -185,7 +184,3 @@ def context(argv):
 
 def main(argv=None):
     return cli.run_main("context", context, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -20,9 +20,11 @@ def program():
     return found
 
 
-def listed(build_dir, selection=(), env=None, timeout=900):
+def listed(build_dir, selection=(), env=None, timeout=900, said=None):
     """[(name, [labels])] of the entries `ctest <selection>` would run, in
-    ctest's order. Listing runs the suites' discovery, as running does."""
+    ctest's order. Listing runs the suites' discovery, as running does; what
+    the discovery said on stderr (a configuration error's one line per
+    suite) is appended to `said` when given."""
     command = [program(), "--test-dir", build_dir, "--show-only=json-v1", *selection]
     try:
         run = subprocess.run(command, capture_output=True, text=True, env=env, timeout=timeout)
@@ -31,6 +33,8 @@ def listed(build_dir, selection=(), env=None, timeout=900):
     if run.returncode != 0:
         said = [l for l in (run.stderr or run.stdout).splitlines() if l.strip()]
         raise InputError(f"ctest --show-only failed in {build_dir}: {said[-1] if said else run.returncode}")
+    if said is not None:
+        said.extend(line for line in run.stderr.splitlines() if line.strip())
     try:
         tests = json.loads(run.stdout).get("tests", [])
     except (ValueError, AttributeError) as error:
@@ -54,4 +58,30 @@ def outcomes(log_text):
         if match:
             outcome = match.group("outcome").replace("*", "").strip()
             found[match.group("name")] = (outcome, float(match.group("seconds")))
+    return found
+
+
+# A suite that could not list its tests shows as one entry of these names.
+_CONFIGURATION_ENTRY = re.compile(r"(^|:)TdcConfiguration\.(?P<target>\S+)$|^(?P<unbuilt>\S+)_NOT_BUILT$")
+# Labels that say what kind of entry it is, not which suite.
+KIND_LABELS = {"conformance", "loopback", "level1", "level3", "long", "selftest", "bench"}
+
+
+def configuration_entries(entries, selected, said):
+    """{name: reason} of the configuration-error and not-built entries of the
+    suites the selection touches (they share a suite label with a selected
+    entry, or carry no label at all), which the selection itself left out:
+    a level counts them (tdc.levels). Until their suites label them with
+    the level, this is how they are counted."""
+    suites = {label for name, labels in entries if name in selected for label in labels} - KIND_LABELS
+    found = {}
+    for name, labels in entries:
+        match = _CONFIGURATION_ENTRY.search(name)
+        if not match or name in selected or (labels and not set(labels) & suites):
+            continue
+        target = match.group("target") or match.group("unbuilt")
+        line = next((l.split(": ", 1)[1] for l in said if l.startswith(target + ": ")), None)
+        found[name] = (f"configuration error: {line}" if line else
+                       f"{target} is not built" if match.group("unbuilt") else
+                       f"configuration error in {target} (ctest --show-only says no more)")
     return found

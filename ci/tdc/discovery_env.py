@@ -1,5 +1,7 @@
 """The environment variables that change which tests exist, read from the
-one list the CMake discovery reads too: cmake/discovery-environment.txt."""
+one list the CMake discovery reads too: cmake/discovery-environment.txt.
+A name written "!NAME" there changes the entries ctest makes at every start,
+not a suite's cached list; both kinds change which tests exist."""
 import os
 import re
 
@@ -23,9 +25,9 @@ def entries(path=LIST):
         text = text.strip()
         if not text:
             continue
-        if not _ENTRY.match(text) or not comment.strip():
+        if not _ENTRY.match(text.removeprefix("!")) or not comment.strip():
             raise InputError(f"{path}:{number}: expected '<NAME or regex>  # what it changes', got {line!r}")
-        found.append((text, comment.strip()))
+        found.append((text.removeprefix("!"), comment.strip()))
     return found
 
 

@@ -11,6 +11,7 @@ read is an error, never skipped: a lost `check` property changes what the
 fault matrix and the verifier conclude.
 """
 import os
+import re
 import shutil
 from dataclasses import dataclass
 
@@ -30,6 +31,7 @@ class Record:
     status: str            # junit.status_of's rule
     reason: str            # the failure or skip message, one line
     path: str              # the file, relative to the folder
+    seconds: float = 0.0
 
     @property
     def known_failure(self):
@@ -92,9 +94,34 @@ def records_of_file(directory, relative):
         else:
             continue
         records.append(Record(key=key, status=junit.status_of(case), reason=junit.reason_of(case),
-                              path=relative,
+                              path=relative, seconds=junit.seconds_of(case, path),
                               properties={k: v for k, v in properties.items() if k in METADATA}))
     return records
+
+
+def file_stem(entry):
+    """The file name tdc_batch gives an entry's XML: 'loopback:placement@loopback_0'
+    -> 'loopback_placement@loopback_0' (fixtures/batch/main.cpp, file_stem)."""
+    return re.sub(r"[^A-Za-z0-9._@+-]", "_", entry)
+
+
+def owners(records, entries):
+    """{ctest entry: [record keys]} for the records that are not an entry of
+    their own: a batched entry ("placement@cpu") runs many checks and writes
+    their XML as <stem>.xml, <stem>.<n>.xml, <stem>.stale.xml. A record is
+    owned by the entry with the longest stem its file name starts with."""
+    names = set(entries)
+    stems = sorted(((file_stem(e), e) for e in names), key=lambda pair: -len(pair[0]))
+    owned = {}
+    for key, record in records.items():
+        if key in names:
+            continue
+        base = os.path.basename(record.path)
+        for stem, entry in stems:
+            if base == stem + ".xml" or base.startswith(stem + "."):
+                owned.setdefault(entry, []).append(key)
+                break
+    return owned
 
 
 def full_name(case):

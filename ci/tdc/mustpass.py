@@ -74,7 +74,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("mustpass", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

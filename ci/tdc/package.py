@@ -19,7 +19,6 @@ import datetime
 import os
 import re
 import shutil
-import sys
 import tarfile
 import tempfile
 
@@ -153,7 +152,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("package", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -132,10 +132,14 @@ def execute(args, started, started_wall):
         raise InputError(f"cannot write the resource spec from discovery: {one_line(error)}")
     safeio.write_json(paths["resources.json"], spec, "resource spec")
     selection = (["-L", args.labels] if args.labels else []) + args.ctest_args
-    selected = [name for name, _ in ctest.listed(build_dir, selection, env)]
+    said = []
+    everything = ctest.listed(build_dir, args.ctest_args, env, said=said)
+    selected = [name for name, _ in (ctest.listed(build_dir, selection, env) if args.labels else everything)]
     if not selected:
         raise InputError(f"the selection ({' '.join(selection) or 'every entry'}) holds no test in {build_dir}")
-    safeio.write_text(paths["selected.txt"], "".join(n + "\n" for n in selected), "selection")
+    # Configuration errors and unbuilt suites count, labelled with the level or not.
+    unrun = ctest.configuration_entries(everything, set(selected), said)
+    safeio.write_text(paths["selected.txt"], "".join(n + "\n" for n in selected + list(unrun)), "selection")
 
     command = [ctest.program(), "--test-dir", build_dir, *selection, "-j", str(args.jobs),
                "--output-on-failure", "--output-junit", paths["junit.xml"],
@@ -164,7 +168,7 @@ def execute(args, started, started_wall):
            else "ctest did not report it")
     summary = summarize.build(cases, records,
                               results.read(paths["context.json"], "context"), seconds, args.level,
-                              ctest.outcomes(log), selected, why)
+                              ctest.outcomes(log), selected, why, unrun)
     summary = results.write(paths["summary.json"], summary, "summary")
     annotate.run(["--junit", paths["junit.xml"], "--context", paths["context.json"],
                   "--name", args.name or f"tdc-level{args.level}", "--summary", paths["summary.json"]])
@@ -218,7 +222,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("tdc run", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

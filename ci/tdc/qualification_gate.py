@@ -39,7 +39,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("qualification_gate", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -80,7 +80,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("resource_spec", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

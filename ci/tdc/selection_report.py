@@ -9,7 +9,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 
 from tdc import cli, safeio
 
@@ -54,7 +53,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("check_selection_report", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -15,7 +15,6 @@ Exit status: 0 all passed, 1 a test failed, 2 a damaged or empty input
 (one line naming it, never a traceback)."""
 import collections
 import re
-import sys
 import xml.etree.ElementTree as ET
 
 from tdc import cli, ctest, gtest, junit, names, results, safeio
@@ -114,13 +113,32 @@ def not_run(names_, why):
 
 
 def build(cases, records, context, seconds, level, outcomes=None, selected=None,
-          not_run_reason="ctest did not report it"):
+          not_run_reason="ctest did not report it", configuration=None):
     """The summary document (unstamped) of one run. `selected`: every entry
-    the run's selection held; those missing from the JUnit count as failed."""
+    the run's selection held; those missing from the JUnit count as failed.
+    `configuration`: {name: reason} of configuration-error and not-built
+    entries outside the selection that the level counts (tdc.ctest)."""
     outcomes = outcomes or {}
     reported = {case.name for case in cases}
     cases = cases + not_run([n for n in (selected or []) if n not in reported], not_run_reason)
-    tests = [test_of(case, records.get(case.name), outcomes.get(case.name)) for case in cases]
+    cases += [junit.Case(name=name, status=junit.FAILED, seconds=0.0, reason=reason, element=ET.Element("testcase"))
+              for name, reason in (configuration or {}).items() if name not in reported]
+    tests = []
+    owned = gtest.owners(records, [case.name for case in cases])
+    for case in cases:
+        own = owned.get(case.name, [])
+        if case.name in records or not own:
+            tests.append(test_of(case, records.get(case.name), outcomes.get(case.name)))
+            continue
+        # A batched entry: its checks are results of their own (below); the
+        # entry counts only when it failed and none of its checks says why.
+        if case.status == junit.FAILED and not any(records[k].status == junit.FAILED for k in own):
+            tests.append(test_of(case, None, outcomes.get(case.name)))
+    names = {case.name for case in cases}
+    for key, record in records.items():
+        if key not in names:
+            tests.append(test_of(junit.Case(name=key, status=record.status, seconds=record.seconds,
+                                             reason=record.reason, element=ET.Element("testcase")), record))
     totals = collections.Counter({c: 0 for c in COLUMNS})
     totals.update(t["status"] for t in tests)
     devices = collections.defaultdict(lambda: collections.Counter({c: 0 for c in COLUMNS}))
@@ -128,7 +146,7 @@ def build(cases, records, context, seconds, level, outcomes=None, selected=None,
     for test in tests:
         (devices if test["scope"] == "device" else other)[
             test["device"] if test["scope"] == "device" else test["scope"]][test["status"]] += 1
-    matched = sum(1 for case in cases if case.name in records)
+    matched = sum(1 for test in tests if test["name"] in records)
     return {
         "run_id": context.get("run_id"),
         "level": level if level is not None else context.get("level"),
@@ -216,7 +234,3 @@ def summarize(argv):
 
 def main(argv=None):
     return cli.run_main("summarize", summarize, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

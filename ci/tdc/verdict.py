@@ -12,7 +12,6 @@ skipped, or with fewer checks than its mustpass list, is not healthy. A run
 whose summary is missing or damaged is unknown, never healthy. Bad flags and
 an unwritable --out are exit 2 with one line (and no verdict)."""
 import socket
-import sys
 
 from tdc import cli, levels, results, safeio
 from tdc.errors import InputError
@@ -104,7 +103,3 @@ def verdict(argv):
 
 def main(argv=None):
     return cli.run_main("verdict", verdict, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

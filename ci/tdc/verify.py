@@ -31,7 +31,6 @@ package (one line: not gzip, truncated, a CRC error, trailing data, too
 large expanded, links, `..` or non-UTF-8 names, a member twice)."""
 import os
 import re
-import sys
 import tempfile
 
 from tdc import ROOT, cli, context as context_module, gtest, junit, levels, names, packaging, results, safeio
@@ -125,30 +124,49 @@ def junit_cases(stage, problems):
         return None
 
 
-def check_agreement(cases, tests, problems):
-    """JUnit and summary say the same of every test, and list the same tests."""
+def check_agreement(cases, tests, records, problems):
+    """JUnit and summary say the same of every test, and list the same tests.
+    A batched entry's checks are the summary's tests (tdc.gtest.owners): the
+    entry failed exactly when one of them did."""
     summarised = {t["name"]: ("skipped" if t["status"] == "known_failure" else t["status"]) for t in tests}
-    reported = junit.statuses(cases)
-    # An entry the selection held that ctest never ran is in the summary only, as failed.
-    for test in tests:
-        if test["name"] not in reported and test["status"] == "failed" and test["message"].startswith("not run: "):
-            reported[test["name"]] = "failed"
-    differing = sorted(n for n in set(reported) | set(summarised) if reported.get(n) != summarised.get(n))
+    owned = gtest.owners(records, [case.name for case in cases])
+    accounted, differing = set(), []
+    for case in cases:
+        own = [k for k in owned.get(case.name, []) if k in summarised]
+        if case.name in summarised:
+            accounted.add(case.name)
+            if summarised[case.name] != case.status:
+                differing.append((case.name, case.status, summarised[case.name]))
+        elif own:
+            failed = any(summarised[k] == "failed" for k in own)
+            if failed != (case.status == "failed"):
+                differing.append((case.name, case.status, "failed" if failed else "no failure among its checks"))
+        else:
+            differing.append((case.name, case.status, None))
+        accounted.update(own)
+    # An entry the selection held that ctest never ran (the budget ran out, a
+    # configuration error of a suite) is in the summary only, as failed.
+    for name, status in summarised.items():
+        if name not in accounted and status != "failed":
+            differing.append((name, None, status))
     if differing:
-        first = differing[0]
+        name, theirs, mine = differing[0]
         problems.append(f"junit.xml and summary.json disagree on {len(differing)} test(s), e.g. "
-                        f"{first}: junit {reported.get(first)}, summary {summarised.get(first)}")
+                        f"{name}: junit {theirs}, summary {mine}")
 
 
-def check_gtest(stage, tests, problems):
-    """Every GoogleTest result is of a test the summary lists, and says the
-    same check and device the summary took from it."""
+def read_records(stage, problems):
     folder = os.path.join(stage, "gtest")
     try:
-        records = gtest.read_dir(folder) if os.path.isdir(folder) else {}
+        return gtest.read_dir(folder) if os.path.isdir(folder) else {}
     except InputError as error:
         problems.append(f"gtest/ is damaged ({error})")
-        return
+        return None
+
+
+def check_gtest(records, tests, problems):
+    """Every GoogleTest result is of a test the summary lists, and says the
+    same check and device the summary took from it."""
     by_name = {t["name"]: t for t in tests}
     for key, record in sorted(records.items()):
         test = by_name.get(key)
@@ -169,9 +187,11 @@ def check_gtest(stage, tests, problems):
 def check_results(stage, level, context, summary, problems):
     tests = summary["tests"]
     cases = junit_cases(stage, problems)
-    if cases is not None:
-        check_agreement(cases, tests, problems)
-    check_gtest(stage, tests, problems)
+    records = read_records(stage, problems)
+    if cases is not None and records is not None:
+        check_agreement(cases, tests, records, problems)
+    if records is not None:
+        check_gtest(records, tests, problems)
     if not any(t["status"] == "passed" for t in tests):
         problems.append(f"nothing was checked: no test passed ({len(tests)} results, "
                         f"{sum(t['status'] != 'failed' for t in tests)} skipped)")
@@ -362,7 +382,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("verify", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -19,7 +19,6 @@ verdict is never kept."""
 import hashlib
 import os
 import subprocess
-import sys
 
 from tdc import cli, safeio
 from tdc.errors import InputError
@@ -40,8 +39,10 @@ def ask(binary, assignments):
     try:
         run = subprocess.run([binary, "--tdc-waiver-matches"], env=env, capture_output=True,
                              text=True, errors="replace", timeout=120)
-    except (OSError, subprocess.TimeoutExpired) as error:
-        return None, f"{binary}: {error}"
+    except OSError as error:
+        raise InputError(f"cannot run {binary}: {error.strerror}")
+    except subprocess.TimeoutExpired:
+        return None, f"{binary} did not answer within 120 s"
     if run.returncode != 0:
         lines = [line for line in run.stderr.splitlines() if line.strip()]
         return None, lines[-1] if lines else f"{binary} exited {run.returncode}"
@@ -132,7 +133,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("check_waivers", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -55,10 +55,17 @@ def test_noise_floor_and_overlap(old, new, regressed):
 
 
 def test_compare_folders(tmp_path, capsys):
-    for tag, samples in (("old", [1.0] * 5), ("new", [3.0] * 5)):
+    for tag, samples in (("old", [1.0] * 10), ("new", [3.0] * 10)):
         (tmp_path / tag).mkdir()
         (tmp_path / tag / "transfer_host.json").write_text(json.dumps(gbench(samples)))
         (tmp_path / tag / "gate.json").write_text("{}")  # not a benchmark file: not compared
     assert compare.main([str(tmp_path / "old"), str(tmp_path / "new")]) == 1
     assert "REGRESSION transfer_host.json" in capsys.readouterr().out
     assert compare.main([str(tmp_path / "old"), str(tmp_path / "old")]) == 0
+
+
+def test_too_few_repetitions_are_not_compared(tmp_path, capsys):
+    for tag in ("old", "new"):
+        (tmp_path / f"{tag}.json").write_text(json.dumps(gbench([1.0] * 5)))
+    assert compare.main([str(tmp_path / "old.json"), str(tmp_path / "new.json")]) == 2
+    assert "fewer than 10 repetitions" in capsys.readouterr().out

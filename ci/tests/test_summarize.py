@@ -61,3 +61,34 @@ def test_counts_only_and_bad_seconds(capsys):
     assert capsys.readouterr().out.split() == ["1", "3", "0"]
     assert summarize.main(["--junit", f"{DAMAGED}/root_causes.xml", "--seconds", "nan"]) == 2
     assert "not a finite number" in capsys.readouterr().err
+
+
+BATCH = ('<testsuites><testsuite name="Placement">'
+         '<testcase name="X/cpu" classname="Placement" status="run" time="0.2"><properties>'
+         '<property name="test" value="Placement.X/cpu"/><property name="check" value="Placement.X"/>'
+         '<property name="device" value="cpu"/></properties>{fail}</testcase>'
+         '<testcase name="Y/cpu" classname="Placement" status="run" time="0.3"><properties>'
+         '<property name="test" value="Placement.Y/cpu"/><property name="check" value="Placement.Y"/>'
+         '<property name="device" value="cpu"/></properties></testcase></testsuite></testsuites>')
+
+
+def test_a_batched_entry_is_its_checks(write):
+    # The lead's batched runs: one ctest entry per suite and device set, its
+    # checks in <stem>.xml with a `test` property each (fixtures/batch).
+    summary = build(write, junit_text(("placement@cpu", "run", "")),
+                    [("placement@cpu", BATCH.format(fail=""))])
+    assert sorted(t["name"] for t in summary["tests"]) == ["Placement.X/cpu", "Placement.Y/cpu"]
+    assert summary["totals"]["passed"] == 2 and summary["tests"][0]["seconds"] == 0.2
+
+
+def test_a_batched_entry_that_failed_says_so(write):
+    failing = build(write, junit_text(("placement@cpu", "fail", "<failure/>")),
+                    [("placement@cpu", BATCH.format(fail='<failure message="a.cpp:1&#10;lost: killed"/>'))])
+    assert {t["name"]: t["status"] for t in failing["tests"]} == {"Placement.X/cpu": "failed",
+                                                                  "Placement.Y/cpu": "passed"}
+
+
+def test_a_failed_entry_whose_checks_all_passed_is_a_failure_of_its_own(write, tmp_path):
+    summary = build(write, junit_text(("placement@cpu", "fail", '<system-out>tdc_batch: refused\n</system-out>')),
+                    [("placement@cpu", BATCH.format(fail=""))])
+    assert [t["name"] for t in summary["tests"] if t["status"] == "failed"] == ["placement@cpu"]

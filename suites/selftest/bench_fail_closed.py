@@ -30,7 +30,7 @@ from tdc import ROOT
 from tdc.bench import results as bench_results
 
 
-def gbench_json(series, repetitions=5):
+def gbench_json(series, repetitions=10):
     """A Google Benchmark JSON file as tdc_bench_* write it. `series`: a list
     of (run name, seconds per iteration, bytes per second or None)."""
     benchmarks = []

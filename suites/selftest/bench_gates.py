@@ -32,7 +32,7 @@ TIMED_COPIES = "h2d/[a-z]+:0/4096/"
 FILTER = "h2d/[a-z]+:0/(4096|262144)/|seed_float32/[a-z]+:0/"
 
 
-def bench(args, tag, delay_us, work, only=FILTER, programs=None):
+def bench(args, tag, delay_us, work, only=FILTER, programs=None, extra=()):
     env = dict(os.environ, TDC_BENCH_QUICK="1", OMP_NUM_THREADS="1")
     for inherited in ("TDC_BACKEND_LIBS", "TDC_DEVICES", "TDC_LOOPBACK_DELAY_US", "TDC_LOOPBACK_FAULT"):
         env.pop(inherited, None)
@@ -42,7 +42,7 @@ def bench(args, tag, delay_us, work, only=FILTER, programs=None):
     for exe in programs or (args.transfer, args.forward):
         out = os.path.join(work, f"{os.path.basename(exe)}_{tag}.json")
         run = subprocess.run([exe, f"--backend-lib={args.loopback}", f"--benchmark_filter={only}",
-                              f"--benchmark_out={out}", "--benchmark_out_format=json"],
+                              f"--benchmark_out={out}", "--benchmark_out_format=json", *extra],
                              env=env, capture_output=True, text=True, timeout=300)
         if run.returncode != 0:
             sys.exit(f"{exe} ({tag}) exited {run.returncode}:\n{run.stderr[-2000:]}")
@@ -94,15 +94,18 @@ def main():
     if args.gate == "timing":
         return timing_follows_delay(args)
 
-    normal = bench(args, "normal", 0, args.work)
-    slow = bench(args, "slow", args.delay_us, args.work)
+    # The baseline gate needs ci/run-benchmarks' repetitions: ten, interleaved.
+    extra = (["--benchmark_repetitions=10", "--benchmark_enable_random_interleaving=true"]
+             if args.gate == "baseline" else [])
+    normal = bench(args, "normal", 0, args.work, extra=extra)
+    slow = bench(args, "slow", args.delay_us, args.work, extra=extra)
     expectations = []
     if args.gate == "thresholds":
         check = [os.path.join(CI, "check-thresholds"), "--thresholds",
                  os.path.join(ROOT, "bench", "thresholds.json")]
         expectations = [("normal run", gate(check + normal), 0), ("slow run", gate(check + slow), 1)]
     else:
-        again = bench(args, "normal_again", 0, args.work)
+        again = bench(args, "normal_again", 0, args.work, extra=extra)
         compare = [os.path.join(CI, "compare"), "--verbose"]
         for i, name in enumerate(("transfer", "forward")):
             expectations.append((f"{name}: normal vs normal", gate(

@@ -16,7 +16,19 @@ tdc_add_selftest(NAME health_unhealthy_when_an_expected_device_is_missing
 tdc_add_selftest(NAME health_unknown_without_a_build
   COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 2 --stdout-has "\"verdict\": \"unknown\""
     -- "${ci}/health" --build-dir=/nonexistent/build)
-list(APPEND nested_runs health_unhealthy_when_an_expected_device_is_missing)
+list(APPEND nested_runs health_unhealthy_when_an_expected_device_is_missing hostile.mustpass)
+
+# ci/health fails closed (issue "Fail closed, round 3"): finding 3, an earlier
+# run's results are never read as this run's; finding 5, a hung check is an
+# unhealthy verdict naming it, within the budget; findings 1 and 2, the
+# level's counting rule against real runs (tdc.levels; its units:
+# selftest.unit.levels).
+foreach(case stale-out hang counting)
+  tdc_add_selftest(NAME health_fails_closed.${case}
+    COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/health_fails_closed.py"
+      --build-dir=${CMAKE_BINARY_DIR} --case=${case})
+  list(APPEND nested_runs health_fails_closed.${case})
+endforeach()
 
 if(TARGET tdc_loopback)
   # node-problem-detector's plugin (ci/fleet/); the Slurm adapters: fleet.cmake.

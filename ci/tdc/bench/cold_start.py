@@ -60,7 +60,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("cold_start", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -2,17 +2,21 @@
 results folders (ci/conformance's results/bench: every Google Benchmark JSON
 file of the baseline folder is paired with the file of the same name).
 
-  ci/compare OLD NEW [--max-regression 0.10] [--noise-factor 2] [--allow-partial] [--verbose]
+  ci/compare OLD NEW [--max-regression 0.10] [--noise-factor 3] [--min-repetitions 10]
+             [--allow-partial] [--verbose]
   ci/compare --baseline OLD.json --contender NEW.json [...]
 
-A benchmark regressed when both hold (each needs the repetitions the
-programs make, five; fewer cannot tell noise from a change and are not
-compared):
+A benchmark regressed when both hold (each side needs --min-repetitions,
+default 10, taken interleaved with the other benchmarks: ci/run-benchmarks
+runs the programs so, `--benchmark_repetitions=10
+--benchmark_enable_random_interleaving=true`; fewer cannot tell a shared
+runner's load from a change, and are listed as not compared):
   - its median time grew by more than the allowed fraction: the larger of
-    --max-regression (default 0.10) and the baseline's own noise,
-    --noise-factor (default 2) times the spread of its repetitions
-    ((slowest - fastest) / median), so a benchmark that varies by 30% between
-    repetitions of one run is not called regressed for a 40% difference; and
+    --max-regression (default 0.10) and the noise the runs show themselves,
+    --noise-factor (default 3) times the spread of their repetitions
+    ((slowest - fastest) / median, of the baseline or the contender, the
+    larger), so a benchmark that varies by 30% between repetitions of one
+    run is not called regressed for a 40% difference; and
   - even the contender's fastest repetition is slower than the baseline's
     slowest (the two runs do not overlap).
 For a transfer a longer time is the same as a lower bandwidth. A benchmark
@@ -25,15 +29,14 @@ one line) or partial coverage (fewer compared than the baseline has;
 --allow-partial accepts that and lists what was not compared)."""
 import os
 import statistics
-import sys
 
 from tdc import cli, safeio
 from tdc.bench import results as bench_results
 from tdc.errors import InputError
 
-MIN_REPETITIONS = 3
+DEFAULT_MIN_REPETITIONS = 10
 DEFAULT_MAX_REGRESSION = 0.10
-DEFAULT_NOISE_FACTOR = 2.0
+DEFAULT_NOISE_FACTOR = 3.0
 
 
 def benchmark_files(folder):
@@ -62,13 +65,18 @@ def pairs(old, new):
             sorted(set(olds) - set(news)))
 
 
+def spread(samples):
+    """(slowest - fastest) / median of one run's repetitions."""
+    return (max(samples) - min(samples)) / statistics.median(samples)
+
+
 def judge(old, new, max_regression, noise_factor):
-    """(change, allowed, regressed) of one benchmark, from its repetitions."""
+    """(change, allowed, regressed) of one benchmark, from its repetitions.
+    A shared runner's load changes between runs; the repetitions of a run
+    taken while it changed are spread: that spread is the noise floor."""
     base, mine = old.samples, new.samples
-    median = statistics.median(base)
-    change = (statistics.median(mine) - median) / median
-    spread = (max(base) - min(base)) / median
-    allowed = max(max_regression, noise_factor * spread)
+    change = (statistics.median(mine) - statistics.median(base)) / statistics.median(base)
+    allowed = max(max_regression, noise_factor * max(spread(base), spread(mine)))
     return change, allowed, change > allowed and min(mine) > max(base)
 
 
@@ -85,8 +93,8 @@ def compare_file(label, old_path, new_path, args, report):
             if not any(r.run_name == name and r.error for r in contender):
                 report["missing"].append(f"{label}: {name}")
             continue
-        if min(len(old[name].samples), len(new[name].samples)) < MIN_REPETITIONS:
-            report["missing"].append(f"{label}: {name} (fewer than {MIN_REPETITIONS} repetitions)")
+        if min(len(old[name].samples), len(new[name].samples)) < args.min_repetitions:
+            report["missing"].append(f"{label}: {name} (fewer than {args.min_repetitions} repetitions)")
             continue
         change, allowed, regressed = judge(old[name], new[name], args.max_regression, args.noise_factor)
         report["compared"] += 1
@@ -107,7 +115,9 @@ def parser():
     p.add_argument("--max-regression", type=cli.finite, default=DEFAULT_MAX_REGRESSION,
                    help="largest allowed growth of the median time, a fraction (default 0.10)")
     p.add_argument("--noise-factor", type=cli.finite, default=DEFAULT_NOISE_FACTOR,
-                   help="times the baseline's spread that is noise, not change (default 2)")
+                   help="times the runs' own spread that is noise, not change (default 3)")
+    p.add_argument("--min-repetitions", type=cli.whole(3, 1000), default=DEFAULT_MIN_REPETITIONS,
+                   help="repetitions each side needs to be compared (default 10)")
     p.add_argument("--allow-partial", action="store_true",
                    help="pass although the contender lacks some of the baseline's benchmarks")
     p.add_argument("--verbose", action="store_true", help="print every comparison")
@@ -146,7 +156,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("compare", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

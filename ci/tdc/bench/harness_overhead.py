@@ -167,7 +167,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("harness_overhead", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -86,7 +86,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("plot_bandwidth", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

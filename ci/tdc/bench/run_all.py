@@ -30,18 +30,23 @@ def run_logged(cmd, env, log):
 
 def run(argv):
     parser = cli.Parser("run_all", __doc__)
-    parser.add_argument("--build-dir", required=True)
-    parser.add_argument("--out", required=True)
+    parser.add_argument("--build-dir", required=True, help="a built tree (bin/tdc_bench_*)")
+    parser.add_argument("--out", required=True, help="the folder for the results")
     parser.add_argument("--quick", action="store_true", help="reduced sizes and cases (CI)")
     parser.add_argument("--with-loopback", action="store_true",
                         help="also run with BUILD/lib/libtdc_loopback.so loaded, if built")
-    parser.add_argument("--thresholds", default=os.path.join(ROOT, "bench", "thresholds.json"))
+    parser.add_argument("--thresholds", default=os.path.join(ROOT, "bench", "thresholds.json"),
+                        help="per-device thresholds (default bench/thresholds.json)")
     parser.add_argument("--plot-python", default=sys.executable,
                         help="a python with matplotlib for the bandwidth plot (Debian's: /usr/bin/python3)")
-    parser.add_argument("--threads", type=int, default=1,
+    parser.add_argument("--threads", type=cli.whole(0, 1024), default=1,
                         help="intra-op threads (OMP_NUM_THREADS) for the programs; 0 keeps "
                              "LibTorch's default. One keeps shared CI hosts comparable.")
-    parser.add_argument("--cold-start-runs", type=int, default=None)
+    parser.add_argument("--cold-start-runs", type=cli.whole(1, 1000), default=None,
+                        help="cold starts to measure (default 3 quick, 10 full)")
+    parser.add_argument("--repetitions", type=cli.whole(1, 1000), default=10,
+                        help="repetitions of each benchmark, interleaved with the others, so that a "
+                             "shared runner's load shows as spread (ci/compare needs 10; default 10)")
     args = parser.parse_args(argv)
 
     bin_dir = os.path.join(args.build_dir, "bin")
@@ -74,6 +79,7 @@ def run(argv):
 
     failed, results = [], []
     quick = ["--tdc-quick"] if args.quick else []
+    quick += [f"--benchmark_repetitions={args.repetitions}", "--benchmark_enable_random_interleaving=true"]
     for tag, extra, own_settings in runs:
         run_env = dict(env)
         for name, value in own_settings.items():
@@ -150,7 +156,3 @@ def print_summary(results, out_dir):
 
 def main(argv=None):
     return cli.run_main("run_all", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -149,7 +149,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("side_by_side", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -170,11 +170,11 @@ def check(thresholds, results):
 
 def parser():
     p = cli.Parser("check_thresholds", __doc__)
+    p.add_argument("results", nargs="+", help="Google Benchmark JSON files")
     p.add_argument("--thresholds", default=DEFAULT_THRESHOLDS,
                    help="per-device thresholds (default bench/thresholds.json)")
     p.add_argument("--require-thresholds", action="store_true",
                    help="fail (exit 2) when any result has no threshold (qualification)")
-    p.add_argument("results", nargs="+", help="Google Benchmark JSON files")
     return p
 
 
@@ -210,7 +210,3 @@ def run(argv):
 
 def main(argv=None):
     return cli.run_main("check_thresholds", run, argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

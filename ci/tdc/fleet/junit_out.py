@@ -1,7 +1,8 @@
 """The merged JUnit file (ci/merge writes junit.xml next to matrix.json).
 
 One <testsuite> per matrix row, named "tdc/<host>/<build>" with hostname set,
-so a dashboard keeps rows apart; one <testcase> per cell, classname
+so a dashboard keeps rows apart (a second row of the same host and build,
+an unverified package, adds " [<package file>]"); one <testcase> per cell, classname
 "<host>/<build>/<device>", name the check. A failed cell is a <failure>
 (type "root cause" or "dependent", its message the cell's); a skipped cell a
 <skipped> with its reason, a waived one a <skipped> whose message starts
@@ -30,6 +31,7 @@ class Writer:
         self.body_path = path + ".body"
         self.body = open(self.body_path, "w", encoding="utf-8")
         self.totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
+        self.names = set()
 
     def add(self, row):
         host, build = row["host"], row["build"]
@@ -60,10 +62,16 @@ class Writer:
                 counts["time"] += seconds
                 cases.append(f'<testcase classname={classname} name={_attr(check)} time="{seconds}">'
                              f'{inner}</testcase>')
+        # A suite name is unique: a second row of a host and build (a package
+        # that came second, a forgery) is told apart by its package.
+        name = f"tdc/{host}/{build}"
+        if name in self.names:
+            name += f" [{os.path.basename(row.get('package') or '') or len(self.names)}]"
+        self.names.add(name)
         properties = "".join(f'<property name="tdc.{key}" value={_attr(row.get(key) or "")}/>'
                              for key in ("host", "build", "libtorch", "suite_version", "job_id",
                                          "array_task_id", "state", "trust", "signature"))
-        self.body.write(f'  <testsuite name={_attr(f"tdc/{host}/{build}")} hostname={_attr(host)} '
+        self.body.write(f'  <testsuite name={_attr(name)} hostname={_attr(host)} '
                         f'tests="{counts["tests"]}" failures="{counts["failures"]}" '
                         f'errors="{counts["errors"]}" skipped="{counts["skipped"]}" '
                         f'time="{round(counts["time"], 3)}">\n    <properties>{properties}</properties>\n    '

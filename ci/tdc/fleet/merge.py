@@ -133,6 +133,8 @@ def merge(args):
         from tdc.report import fleet as render  # needs jinja2: refused now, not after the work
         render.check_requirements()
     items = work_items(args)
+    if not items:
+        raise InputError("nothing to merge: the tasks file lists no task and no package is named")
     nights = history.load(args.history, args.night, args.flaky_window, args.stale_after) \
         if args.history else []
     comparison = history.Comparison(nights, args.night, args.flaky_window, args.stale_after) \

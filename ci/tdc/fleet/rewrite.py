@@ -10,6 +10,7 @@ are slower, run-to-run noise on the benchmark medians."""
 import hashlib
 import io
 import json
+import math
 import os
 import re
 import tarfile
@@ -73,13 +74,15 @@ class Package:
             if self.json("context.json").get(key):
                 self.json("context.json")[key]["libtorch_version"] = version
 
-    def fail(self, check, device, message, prerequisite=None):
+    def fail(self, check, device, message, prerequisite=None, twins=False):
         """Every test of `check` on `device` fails with message (a dependent
-        when prerequisite names the check it depends on). Returns how many."""
+        when prerequisite names the check it depends on); the loopback
+        reference twins too only with twins=True. Returns how many."""
         summary = self.json("summary.json")
         names = []
         for test in summary["tests"]:
-            if test["check"] == check and test["device"] == device and test["status"] != "failed":
+            if test["check"] == check and test["device"] == device and test["status"] != "failed" \
+                    and (twins or not test["twin"]):
                 test.update(status="failed", message=message, prerequisite=prerequisite)
                 names.append(test["name"])
         if not names:
@@ -130,6 +133,40 @@ class Package:
                         entry[key] = entry[key] / factor
                 if isinstance(entry.get("bytes_per_second"), (int, float)):
                     entry["bytes_per_second"] = entry["bytes_per_second"] * factor
+
+    def equalise_devices(self):
+        """Every device of a series gets the geometric mean of the devices'
+        medians (times and bandwidths scaled alike): a synthetic fleet's
+        devices of one model start alike, the base run's differences between
+        its devices being its host's noise, not theirs."""
+        for name in [n for n in self.files if n.startswith("bench/") and n.endswith(".json")]:
+            data = self.json(name)
+            entries = data.get("benchmarks", []) if isinstance(data, dict) else []
+            series = {}
+            for entry in entries:
+                parts = entry.get("run_name", entry.get("name", "")).split("/")
+                if len(parts) >= 3:
+                    key = "/".join(parts[:2] + ["*"] + parts[3:])
+                    series.setdefault(key, {}).setdefault(parts[2], []).append(entry)
+            for by_device in series.values():
+                medians = {device: next((e["real_time"] for e in group if e.get("aggregate_name") == "median"), None)
+                           for device, group in by_device.items()}
+                known = [m for m in medians.values() if isinstance(m, (int, float)) and m > 0]
+                if len(known) < 2:
+                    continue
+                target = math.exp(sum(math.log(m) for m in known) / len(known))
+                for device, group in by_device.items():
+                    if not medians[device] or medians[device] <= 0:
+                        continue
+                    factor = medians[device] / target   # > 1: slower than the mean, made faster
+                    for entry in group:
+                        if entry.get("aggregate_name") == "cv" or entry.get("aggregate_unit") == "percentage":
+                            continue
+                        for key in ("real_time", "cpu_time"):
+                            if isinstance(entry.get(key), (int, float)):
+                                entry[key] = entry[key] / factor
+                        if isinstance(entry.get("bytes_per_second"), (int, float)):
+                            entry["bytes_per_second"] = entry["bytes_per_second"] * factor
 
     def bench_devices(self):
         found = set()

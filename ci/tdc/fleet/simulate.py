@@ -1,13 +1,14 @@
 """A synthetic fleet from real packages, and ci/merge measured on it.
 
   python3 -m tdc.fleet.simulate make --base PACKAGE... --hosts N --out DIR [--seed S] [--no-sign]
-  python3 -m tdc.fleet.simulate measure --base PACKAGE... --hosts 10,100,1000 --out DIR [--jobs J]
+  python3 -m tdc.fleet.simulate measure --base PACKAGE... --hosts 10,100,1000 --out DIR [--jobs J] [--reuse]
 
 `make` rewrites the base packages (real packages of real runs; an 8-device
 loopback run is the intended base: TDC_LOOPBACK_DEVICES=8) into N hosts
 gpu-0000..: every host gets its own name and signing key, a device model and
 driver (H100 on two drivers, A100), a build (2.13.0 or 2.14.1) and noise on
-its benchmark medians; sprinkled in are node faults (12 hosts failing one
+its benchmark medians (3 %, log-normal, per device, after the base's devices
+are made alike: their differences are the base host's noise); sprinkled in are node faults (12 hosts failing one
 check on one device, a few more single ones, one with dependents), a
 regression (every 2.14.1 host fails one check), a driver regression (the
 hosts on one driver fail another), slow devices, Slurm tasks that left no
@@ -18,7 +19,10 @@ allowed_signers, tasks.json and truth.json (what was sprinkled where).
 `measure` makes fleets of each size and runs ci/merge on each (with
 --tasks and --allowed-signers), reporting wall time and peak memory: the
 resident set summed over ci/merge and its worker processes, sampled every
-50 ms from /proc. Figures go to stdout and DIR/measurements.json."""
+50 ms from /proc. It then checks the merge against truth.json (rows, the
+node fault, the regressions, exactly the slowed devices as outliers): a
+figure for a merge that found the wrong thing is no figure (exit 1).
+Figures go to stdout and DIR/measurements.json."""
 import json
 import os
 import random
@@ -35,7 +39,7 @@ DEPENDENT_ROOT = ("Placement.ModuleToMovesParametersAndBuffers", 5, "Module::to 
 DEPENDENTS = ("Forward.SeedModelMatchesFloat64Reference", "Backward.OneStepMatchesFloat64CpuGradients")
 REGRESSION = ("Serialization.TensorsLoadExactOntoTheSameDeviceAndTheCpu", "2.14.1",
               "torch::load put the tensor on cpu, expected the device")
-DRIVER_REGRESSION = ("StreamSynchronize.QueryIsTrueAndWorkIsVisibleAfterSynchronize", "580.12",
+DRIVER_REGRESSION = ("StreamSynchronize.QueryIsTrueAndWorkVisibleAfterSynchronize", "580.12",
                      "query() returned true before the work was visible")
 
 
@@ -76,8 +80,22 @@ def plan(hosts, seed):
     return names, hosts_info, truth, rng
 
 
-def make(bases, hosts, out, seed=1, sign=True):
+def twins_on(count):
+    """keep(test) for drop_tests: a GPU host's loopback reference twins run on
+    the loopback's two devices, whatever TDC_LOOPBACK_DEVICES made the base."""
+    def keep(test):
+        device = test["device"]
+        return not (test["twin"] and ":" in device and device.split(":")[1].isdigit()
+                    and int(device.split(":")[1]) >= count)
+    return keep
+
+
+def make(bases, hosts, out, seed=1, sign=True, twin_devices=2):
+    out = os.path.abspath(out)  # tasks.json names packages by absolute path
     base_packages = [rewrite.Package.read(path) for path in bases]
+    for base in base_packages:
+        base.drop_tests(twins_on(twin_devices))
+        base.equalise_devices()
     names, info, truth, rng = plan(hosts, seed)
     for folder in ("packages", "keys"):
         os.makedirs(os.path.join(out, folder), exist_ok=True)
@@ -111,24 +129,26 @@ def make(bases, hosts, out, seed=1, sign=True):
             package.scale_benchmarks(rng.lognormvariate(0, 0.03), device)
         failing = False
         if name in truth["node_fault"]:
-            failing |= bool(package.fail(NODE_FAULT[0], device_of(base, NODE_FAULT[1]), NODE_FAULT[2]))
+            failing |= inject(package, NODE_FAULT[0], device_of(base, NODE_FAULT[1]), NODE_FAULT[2])
         if name in truth["single_faults"]:
-            check = rng.choice(sorted({t["check"] for t in package.json("summary.json")["tests"]
-                                       if t["scope"] == "device" and t["status"] == "passed"}))
-            failing |= bool(package.fail(check, device_of(base, rng.randrange(8)), f"{check}: wrong values"))
+            kind = device_of(base, 0).split(":")[0]
+            check, device = rng.choice(sorted({(t["check"], t["device"]) for t in package.json("summary.json")["tests"]
+                                               if t["device"].startswith(kind + ":") and not t["twin"]
+                                               and t["status"] == "passed"}))
+            failing |= inject(package, check, device, f"{check}: wrong values")
         if name in truth["dependents"]:
             root_device = device_of(base, DEPENDENT_ROOT[1])
-            package.fail(DEPENDENT_ROOT[0], root_device, DEPENDENT_ROOT[2])
+            inject(package, DEPENDENT_ROOT[0], root_device, DEPENDENT_ROOT[2])
             for check in DEPENDENTS:
-                package.fail(check, root_device, f"prerequisite failed: Module::to (checked by {DEPENDENT_ROOT[0]})",
-                             prerequisite=DEPENDENT_ROOT[0])
+                inject(package, check, root_device, f"prerequisite failed: Module::to (checked by {DEPENDENT_ROOT[0]})",
+                       prerequisite=DEPENDENT_ROOT[0])
             failing = True
         if host["build"] == REGRESSION[1]:
             for index in range(8):
-                failing |= bool(package.fail(REGRESSION[0], device_of(base, index), REGRESSION[2]))
+                failing |= inject(package, REGRESSION[0], device_of(base, index), REGRESSION[2])
         if host["driver"] == DRIVER_REGRESSION[1]:
             for index in range(8):
-                failing |= bool(package.fail(DRIVER_REGRESSION[0], device_of(base, index), DRIVER_REGRESSION[2]))
+                failing |= inject(package, DRIVER_REGRESSION[0], device_of(base, index), DRIVER_REGRESSION[2])
         if name in truth["slow"]:
             device = device_of(base, rng.randrange(8))
             package.scale_benchmarks(0.6, device)
@@ -152,6 +172,13 @@ def make(bases, hosts, out, seed=1, sign=True):
     with open(os.path.join(out, "truth.json"), "w") as f:
         json.dump(truth, f, indent=1)
     return truth
+
+
+def inject(package, check, device, message, prerequisite=None):
+    """package.fail, refusing a fault the base cannot carry (the truth would lie)."""
+    if not package.fail(check, device, message, prerequisite):
+        raise upstream.InputError(f"the base package has no passing {check} on {device} to fail")
+    return True
 
 
 def tree_rss(pid):
@@ -184,49 +211,99 @@ def measure_merge(out, truth, jobs, html=True):
     started = time.monotonic()
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak = 0
-    while process.poll() is None:
+    while True:
+        # wait4 reaps it with its resource use: CPU seconds of ci/merge and of
+        # the workers it waited for (a load-independent figure beside wall time).
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            break
         peak = max(peak, tree_rss(process.pid))
         time.sleep(0.05)
     wall = time.monotonic() - started
-    stdout, stderr = process.communicate()
-    return {"exit": process.returncode, "seconds": round(wall, 2), "peak_rss_mib": round(peak / (1 << 20), 1),
-            "stdout": stdout[-2000:], "stderr": stderr[-2000:]}
+    process.returncode = os.waitstatus_to_exitcode(status)
+    stdout, stderr = process.stdout.read(), process.stderr.read()
+    return {"exit": process.returncode, "seconds": round(wall, 2),
+            "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 2), "peak_rss_mib": round(peak / (1 << 20), 1),
+            "load_average": os.getloadavg()[0], "stdout": stdout[-2000:], "stderr": stderr[-2000:]}
+
+
+def check_truth(folder, hosts, truth):
+    """What the merge must have found, from what make() sprinkled: [problems]."""
+    from tdc.fleet import matrix
+    document, _ = matrix.read(os.path.join(folder, "merged", "matrix.json"))
+    totals, problems = document["totals"], []
+    gone = set(truth["timeout"]) | set(truth["node_fail"]) | set(truth["forged"])
+    expected = {"rows": hosts + len(truth["forged"]), "verified": hosts - len(gone),
+                "unverified": len(truth["forged"]), "no_package": len(gone)}
+    for key, value in expected.items():
+        if totals[key] != value:
+            problems.append(f"totals.{key} is {totals[key]}, expected {value}")
+    found = {}
+    for finding in document["findings"]:  # one finding per build: the union over builds
+        found.setdefault((finding["check"], finding["kind"]), set()).update(finding["failing_hosts"])
+    node_fault = set(truth["node_fault"]) - gone
+    if node_fault and not node_fault <= found.get((NODE_FAULT[0], "node fault"), set()):
+        problems.append(f"{NODE_FAULT[0]} is not a node fault of {sorted(node_fault)[:3]}...")
+    if not any(check == REGRESSION[0] and kind == "regression" for check, kind in found):
+        problems.append(f"{REGRESSION[0]} is not judged a regression")
+    driver_hosts = set(truth["driver_regression"]) - gone
+    if len(driver_hosts) >= 4 and not any(check == DRIVER_REGRESSION[0] and kind == "driver regression"
+                                for check, kind in found):
+        problems.append(f"{DRIVER_REGRESSION[0]} is not judged a driver regression")
+    flagged = {(o["host"], o["device"]) for o in document["outliers"]["devices"]}
+    slow = {(host, device) for host, device in truth["slow_devices"].items() if host not in gone}
+    if flagged != slow:
+        problems.append(f"outliers {sorted(flagged)[:4]} are not the slowed devices {sorted(slow)[:4]}")
+    return problems
 
 
 def main(argv=None):
     def body(args):
         parser = upstream.Parser("simulate", __doc__)
-        parser.add_argument("what", choices=("make", "measure"))
+        parser.add_argument("what", choices=("make", "measure"), help="make a fleet, or make and measure")
         parser.add_argument("--base", nargs="+", required=True, help="real packages to rewrite")
         parser.add_argument("--hosts", required=True, help="a number (make) or numbers, comma-separated (measure)")
-        parser.add_argument("--out", required=True)
-        parser.add_argument("--seed", type=upstream.whole(0, 1 << 30), default=1)
-        parser.add_argument("--jobs", type=upstream.whole(1, 64), default=min(4, os.cpu_count() or 1))
-        parser.add_argument("--no-sign", action="store_true")
+        parser.add_argument("--out", required=True, help="folder for the fleet(s) and measurements.json")
+        parser.add_argument("--seed", type=upstream.whole(0, 1 << 30), default=1, help="what goes where (default 1)")
+        parser.add_argument("--jobs", type=upstream.whole(1, 64), default=min(4, os.cpu_count() or 1),
+                            help="ci/merge --jobs (default: the cores, at most 4)")
+        parser.add_argument("--reuse", action="store_true",
+                            help="measure: keep a fleet an earlier run made in OUT/fleet-N")
+        parser.add_argument("--no-sign", action="store_true", help="no keys, no signatures, no --allowed-signers")
+        parser.add_argument("--twin-devices", type=upstream.whole(1, 64), default=2,
+                            help="loopback devices the reference twins keep (default 2, as on a GPU host)")
         options = parser.parse_args(args)
         sizes = [int(n) for n in options.hosts.split(",") if n.strip().isdigit()]
         if not sizes or len(sizes) != len(options.hosts.split(",")):
             raise upstream.InputError(f"--hosts {options.hosts!r}: expected whole numbers, comma-separated")
         if options.what == "make":
-            make(options.base, sizes[0], options.out, options.seed, not options.no_sign)
+            make(options.base, sizes[0], options.out, options.seed, not options.no_sign, options.twin_devices)
             print(f"simulate: {sizes[0]} hosts in {options.out}")
             return 0
         figures = []
         for hosts in sizes:
             folder = os.path.join(options.out, f"fleet-{hosts}")
             started = time.monotonic()
-            truth = make(options.base, hosts, folder, options.seed, not options.no_sign)
+            if options.reuse and os.path.isfile(os.path.join(folder, "truth.json")):
+                with open(os.path.join(folder, "truth.json")) as f:
+                    truth = json.load(f)
+            else:
+                truth = make(options.base, hosts, folder, options.seed, not options.no_sign, options.twin_devices)
             made = time.monotonic() - started
             result = measure_merge(folder, truth, options.jobs)
-            result.update(hosts=hosts, make_seconds=round(made, 1))
+            result.update(hosts=hosts, make_seconds=round(made, 1),
+                          wrong=check_truth(folder, hosts, truth) if result["exit"] in (0, 1) else ["no matrix"])
             figures.append(result)
-            print(f"simulate: {hosts:5d} hosts: ci/merge exit {result['exit']}, {result['seconds']:7.2f} s, "
-                  f"peak {result['peak_rss_mib']:7.1f} MiB (fleet made in {made:.0f} s)", flush=True)
+            print(f"simulate: {hosts:5d} hosts: ci/merge exit {result['exit']}, {result['seconds']:7.2f} s wall, "
+                  f"{result['cpu_seconds']:7.2f} s CPU, peak {result['peak_rss_mib']:7.1f} MiB, load "
+                  f"{result['load_average']:.1f} (fleet made in {made:.0f} s)", flush=True)
+            for problem in result["wrong"]:
+                print(f"simulate:   WRONG: {problem}", flush=True)
             if result["exit"] not in (0, 1):
                 print(result["stderr"], file=sys.stderr)
         with open(os.path.join(options.out, "measurements.json"), "w") as f:
             json.dump(figures, f, indent=1)
-        return 0 if all(f["exit"] in (0, 1) for f in figures) else 1
+        return 0 if all(f["exit"] in (0, 1) and not f["wrong"] for f in figures) else 1
     return upstream.run_main("simulate", body, argv)
 
 

@@ -10,6 +10,7 @@ peers(...)          one benchmark series across the fleet's devices of one
 results are bench_results.Result objects (tdc.fleet.upstream)."""
 import base64
 import io
+import os
 
 from tdc.fleet import upstream
 
@@ -29,6 +30,23 @@ def check_requirements():
     _pyplot()
 
 
+def _plain(axis, which):
+    """Tick labels as plain numbers (0.5, 2, 300), not 5 x 10^-1."""
+    from matplotlib.ticker import FuncFormatter
+    formatter = FuncFormatter(lambda value, _: f"{value:g}")
+    target = axis.yaxis if which == "y" else axis.xaxis
+    target.set_major_formatter(formatter)
+    target.set_minor_formatter(FuncFormatter(lambda value, _: ""))
+
+
+def _scale(axis, which, values):
+    """Log only when the values span more than 20x; plain labels either way."""
+    values = [v for v in values if v > 0]
+    if values and max(values) / min(values) > 20:
+        (axis.set_yscale if which == "y" else axis.set_xscale)("log")
+    _plain(axis, which)
+
+
 def _data_uri(figure, plt):
     buffer = io.BytesIO()
     figure.savefig(buffer, format="svg", bbox_inches="tight")
@@ -36,12 +54,22 @@ def _data_uri(figure, plt):
     return "data:image/svg+xml;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+def _labels(results):
+    """result -> its line's label: the device, and its file when the device
+    was measured in more than one (the host run and the loopback run)."""
+    sources = {}
+    for r in results:
+        sources.setdefault(r.device, set()).add(os.path.basename(r.source))
+    return lambda r: r.device + (f" [{os.path.splitext(os.path.basename(r.source))[0]}]"
+                                 if len(sources[r.device]) > 1 else "")
+
+
 def bandwidth(results):
     """A data: URI, or None when no transfer has a bandwidth."""
-    by_pattern = {}
+    by_pattern, label = {}, _labels(results)
     for r in results:
         if r.family == "transfer" and r.bytes_per_second and r.size:
-            by_pattern.setdefault(r.pattern, {}).setdefault(r.device, []).append(
+            by_pattern.setdefault(r.pattern, {}).setdefault(label(r), []).append(
                 (r.size, r.bytes_per_second / 1e9))
     if not by_pattern:
         return None
@@ -56,7 +84,7 @@ def bandwidth(results):
                        color=_COLOURS[devices.index(device) % len(_COLOURS)])
         panel.set_title(pattern, fontsize=10)
         panel.set_xscale("log", base=2)
-        panel.set_yscale("log")
+        _scale(panel, "y", [gbs for points in series.values() for _, gbs in points])
         panel.set_xlabel("bytes", fontsize=8)
         panel.set_ylabel("GB/s (median)", fontsize=8)
         panel.tick_params(labelsize=7)
@@ -70,8 +98,9 @@ def bandwidth(results):
 
 def latency(results):
     """A data: URI, or None when there is no latency series."""
+    label = _labels(results)
     bars = sorted((r.pattern + (f" {upstream.bench_results.human_bytes(r.size)}" if r.size else ""),
-                   r.device, r.seconds * 1e6)
+                   label(r), r.seconds * 1e6)
                   for r in results if r.family == "latency" and r.seconds)
     if not bars:
         return None
@@ -84,7 +113,7 @@ def latency(results):
     axis.set_yticks(range(len(bars)))
     axis.set_yticklabels(labels, fontsize=7)
     axis.invert_yaxis()
-    axis.set_xscale("log")
+    _scale(axis, "x", [us for _, _, us in bars])
     axis.set_xlabel("microseconds per call (median)", fontsize=8)
     axis.grid(True, axis="x", color="#ddd")
     figure.tight_layout()
@@ -92,19 +121,27 @@ def latency(results):
 
 
 def peers(title, members, flagged, median):
-    """members: [(label, rate)] of one series and model; flagged: labels."""
+    """members: [(label, rate)] of one series and model; flagged: labels.
+    Each device's rate as a multiple of the median, slowest first; a log
+    scale when the spread is wider than 10x (a device 1000x slower stays
+    visible beside its peers)."""
     plt = _pyplot()
     ordered = sorted(members, key=lambda m: m[1])
-    figure, axis = plt.subplots(figsize=(7, 2.4))
-    xs = list(range(len(ordered)))
-    axis.scatter(xs, [rate / median for _, rate in ordered], s=9,
+    ratios = [max(rate / median, 1e-6) for _, rate in ordered]
+    figure, axis = plt.subplots(figsize=(7, 2.6))
+    xs = list(range(1, len(ordered) + 1))
+    axis.scatter(xs, ratios, s=14, zorder=3,
                  c=["#d62728" if label in flagged else "#1f77b4" for label, _ in ordered])
-    for x, (label, rate) in zip(xs, ordered):
+    _scale(axis, "y", ratios)
+    for x, (label, _), ratio in zip(xs, ordered, ratios):
         if label in flagged:
-            axis.annotate(label, (x, rate / median), fontsize=7, xytext=(4, -10), textcoords="offset points")
+            axis.annotate(f"{label} ({ratio:.2g}x)", (x, ratio), fontsize=7, xytext=(6, 4),
+                          textcoords="offset points", color="#d62728")
     axis.axhline(1.0, color="#555", linewidth=0.8)
-    axis.set_ylabel("x fleet median", fontsize=8)
-    axis.set_xlabel(f"{len(ordered)} devices, slowest first", fontsize=8)
+    axis.set_xlim(0.5, len(ordered) + 0.5)
+    axis.set_xticks(xs if len(xs) <= 20 else [])
+    axis.set_ylabel("x median of its model", fontsize=8)
+    axis.set_xlabel(f"{len(ordered)} devices of the model, slowest first", fontsize=8)
     axis.set_title(title, fontsize=9)
     axis.tick_params(labelsize=7)
     axis.grid(True, color="#eee")

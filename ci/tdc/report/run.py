@@ -70,6 +70,15 @@ def flatten(value, prefix=""):
     return [(prefix, "" if value is None else str(value))]
 
 
+def environment_line(context):
+    """host, OS, LibTorch and the devices, for the folded environment."""
+    devices = matrix.devices_of(context)
+    named = ", ".join(f"{d} {info['name']}" + (f" (driver {info['driver']})" if info["driver"] else "")
+                      for d, info in sorted(devices.items(), key=lambda item: device_order(item[0])))
+    return " · ".join(part for part in (str(context.get("host") or ""), str(context.get("os") or ""),
+                                        f"LibTorch {matrix.libtorch_of(context)}", named) if part)
+
+
 def waivers_of(tests):
     """Each waived test with its waiver's origin, category, tracker and expiry
     (the expiry is read from the waiver file's line, when this tree has it)."""
@@ -175,8 +184,12 @@ def view(results_dir):
             details[key] = {"title": f"{check} on {device}", "status": status,
                             "message": cell.get("message", ""), "items": instances.get(key, [])}
     results = bench_results(results_dir)
-    bench_charts = {"bandwidth": charts.bandwidth(results), "latency": charts.latency(results),
-                    "why": "no benchmark results in bench/ (ci/conformance --bench=off?)"}
+    errors = [r for r in results if r.error]
+    why = "no benchmark results in bench/ (ci/conformance --bench=off?)"
+    if errors:
+        why = (f"{len(errors)} of {len(results)} benchmark series reported an error, e.g. "
+               f"{errors[0].run_name}: {upstream.one_line(errors[0].error)}")
+    bench_charts = {"bandwidth": charts.bandwidth(results), "latency": charts.latency(results), "why": why}
     git = context.get("git") if isinstance(context.get("git"), dict) else {}
     libtorch = matrix.libtorch_of(context)
     subtitle = " · ".join(str(part) for part in (
@@ -189,7 +202,8 @@ def view(results_dir):
             "subtitle": subtitle, "statuses": STATUSES, "totals": totals, "tests": tests,
             "problems": problems, "root_causes": root_causes(summary, tests), "devices": devices,
             "checks": checks, "grid": grid, "cells": details, "waivers": waivers_of(tests),
-            "charts": bench_charts, "environment": flatten(context)}
+            "charts": bench_charts, "environment": flatten(context),
+            "environment_line": environment_line(context)}
 
 
 def write_run_report(results_dir, out=None):

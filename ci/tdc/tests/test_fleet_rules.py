@@ -242,3 +242,12 @@ def test_tasks_resolve_packages_beside_the_file_and_refuse_duplicates(tmp_path):
     path.write_text(json.dumps([TASK, TASK]))
     with pytest.raises(InputError, match="is also task 0"):
         tasks.read(str(path))
+
+
+def test_a_device_far_below_noisy_peers_is_judged_on_the_log_scale():
+    """Peers spread 6x (a loaded shared host); a device 1000x slower is still
+    far out on log(rate), where a linear MAD could not tell it from zero."""
+    collector = outliers.Collector()
+    for i, rate in enumerate([0.40, 0.20, 1.16, 0.68, 0.0004]):
+        collector.add(f"n{i}", "b", bench(rate), {"cuda:0": "H100"})
+    assert [f["host"] for f in collector.flagged()] == ["n4"]

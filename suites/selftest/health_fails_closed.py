@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""ci/health fails closed (issue "Fail closed, round 3"), against this build:
+
+  --case stale-out   finding 3: with --out=DIR, a run whose ctest never runs
+                     (not on PATH) reads nothing of the earlier run in DIR:
+                     unknown, never "healthy ... seconds: 0.0"
+  --case hang        finding 5: TDC_LOOPBACK_FAULT=hang-copy under the
+                     default budget is unhealthy, naming the hung checks as
+                     timed out, within the budget, and the JUnit is kept
+  --case counting    findings 1 and 2 (the level's counting rule): a bad
+                     TDC_EXPECT, a bad TDC_DEVICES, a missing backend
+                     library, TDC_DEVICES=cuda on a host without CUDA are
+                     never healthy; the control, the default, is healthy
+
+  health_fails_closed.py --build-dir BUILD --case CASE
+Exit status: 0 as expected, 1 not."""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+from tdc import ROOT
+
+HEALTH = os.path.join(ROOT, "ci", "health")
+
+
+def health(build, env_changes=None, extra=(), path=None, timeout=600):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TDC_")}
+    env.update(env_changes or {})
+    if path is not None:
+        env["PATH"] = path
+    started = time.monotonic()
+    run = subprocess.run([HEALTH, f"--build-dir={build}", *extra], env=env, capture_output=True, text=True,
+                         timeout=timeout)
+    try:
+        verdict = json.loads(run.stdout)
+    except ValueError:
+        verdict = None
+    return run, verdict, time.monotonic() - started
+
+
+def path_without_ctest(tmp):
+    """A PATH holding what ci/health needs (bash, python3, coreutils) but no ctest."""
+    folder = os.path.join(tmp, "bin")
+    os.makedirs(folder)
+    for tool in ("bash", "env", "python3", "dirname", "nproc", "rm", "mktemp", "cat", "uname", "id"):
+        found = shutil.which(tool)
+        if found:
+            os.symlink(os.path.realpath(found) if tool != "python3" else found, os.path.join(folder, tool))
+    return folder
+
+
+def stale_out(build, problems):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out")
+        first, verdict, _ = health(build, extra=[f"--out={out}", "--budget=280"])
+        if verdict is None or verdict["verdict"] != "healthy" or not os.path.exists(os.path.join(out, "junit.xml")):
+            problems.append(f"the first run was not healthy with a JUnit: {first.stdout}{first.stderr}")
+            return
+        second, verdict, _ = health(build, extra=[f"--out={out}", "--budget=280"], path=path_without_ctest(tmp))
+        print(f"without ctest on PATH: exit {second.returncode}: {second.stdout.strip()[:300]}")
+        if second.returncode != 2 or not verdict or verdict["verdict"] != "unknown" or "ctest" not in verdict["message"]:
+            problems.append(f"without ctest: exit {second.returncode}, {second.stdout}{second.stderr}")
+        if os.path.exists(os.path.join(out, "junit.xml")):
+            problems.append("the earlier run's junit.xml is still in --out")
+        bad, _, _ = health(build, extra=[f"--out={out}", "--budget=09"])
+        if bad.returncode != 2 or "10..86400" not in bad.stderr or bad.stdout.strip():
+            problems.append(f"--budget=09: exit {bad.returncode}, {bad.stdout}{bad.stderr}")
+
+
+def hang(build, problems):
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out")
+        run, verdict, seconds = health(build, {"TDC_LOOPBACK_FAULT": "hang-copy"}, [f"--out={out}"])
+        print(f"hang-copy, default budget: exit {run.returncode} after {seconds:.0f} s: {run.stdout.strip()[:400]}")
+        if run.returncode != 1 or not verdict or verdict["verdict"] != "unhealthy":
+            problems.append(f"exit {run.returncode}, expected 1 (unhealthy): {run.stdout}{run.stderr}")
+            return
+        hung = [f for f in verdict["failing"] if f["message"].startswith("timed out after")]
+        if not hung:
+            problems.append(f"no failing check is named as timed out: {verdict['failing']}")
+        if not os.path.exists(os.path.join(out, "junit.xml")):
+            problems.append("the JUnit of the checks that finished was not kept")
+        if seconds > 50 + 15:  # a bound on the budget's enforcement, not a speed target
+            problems.append(f"the run took {seconds:.0f} s with a 50 s budget")
+
+
+COUNTING = [  # (settings, what must not be healthy)
+    ({"TDC_EXPECT": "cuda:x"}, "a malformed TDC_EXPECT"),
+    ({"TDC_DEVICES": "cuda:-1"}, "a malformed TDC_DEVICES"),
+    ({"TDC_BACKEND_LIBS": "/nonexistent.so"}, "a backend library that does not exist"),
+    ({"TDC_DEVICES": "cuda"}, "TDC_DEVICES=cuda on a host without CUDA"),
+]
+
+
+def counting(build, problems):
+    has_cuda = shutil.which("nvidia-smi") is not None
+    run, verdict, _ = health(build, extra=["--budget=280"])
+    print(f"control (default settings): exit {run.returncode}: {run.stdout.strip()[:200]}")
+    if run.returncode != 0 or not verdict or verdict["verdict"] != "healthy":
+        problems.append(f"the control is not healthy: {run.stdout}{run.stderr}")
+    for settings, what in COUNTING:
+        if has_cuda and settings.get("TDC_DEVICES") == "cuda":
+            continue
+        run, verdict, _ = health(build, settings, ["--budget=280"])
+        print(f"{what}: exit {run.returncode}: {run.stdout.strip()[:300]}")
+        if run.returncode == 0 or not verdict or verdict["verdict"] == "healthy" or not verdict["message"]:
+            problems.append(f"{what}: exit {run.returncode}, {run.stdout}{run.stderr}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--build-dir", required=True)
+    parser.add_argument("--case", choices=("stale-out", "hang", "counting"), required=True)
+    args = parser.parse_args()
+    problems = []
+    {"stale-out": stale_out, "hang": hang, "counting": counting}[args.case](os.path.abspath(args.build_dir), problems)
+    for problem in problems:
+        print("FAILED:", problem)
+    if not problems:
+        print(f"ok: ci/health fails closed ({args.case})")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Runs the hostile-input corpus (hostile/cases.py) against one entry point,
+or all: each case must end with its documented exit status and its one line
+(stderr, or stdout where the documented answer is there), and never a
+traceback.
+
+  hostile_inputs.py --entry ENTRY|all [--build-dir BUILD] [--ci-dir DIR]
+  hostile_inputs.py --list          the number of cases per entry point
+--ci-dir runs the cases against another checkout's ci/ (how they were seen
+to fail before the tools were fixed; that tree's bench/*.py stand in for
+the gates it did not have as ci/ commands).
+Exit status: 0 every case as documented, 1 one was not, 2 bad arguments."""
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from hostile.cases import CASES  # this script's own folder
+from tdc import ROOT, junit, results, summarize
+
+HOSTILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile")
+CI = os.path.join(ROOT, "ci")
+PY = sys.executable
+
+
+def commands(ci):
+    """The command line of each entry point, in the ci/ folder `ci`."""
+    def tool(name, older):
+        path = os.path.join(ci, name)
+        return path if os.path.exists(path) else os.path.join(os.path.dirname(ci), older)
+    return {
+        "summarize": [PY, f"{ci}/summarize.py"], "verdict": [PY, f"{ci}/verdict.py"], "health": [f"{ci}/health"],
+        "run": [PY, "-m", "tdc", "run"], "package": [PY, f"{ci}/package"], "verify": [PY, f"{ci}/verify"],
+        "mustpass": [PY, f"{ci}/mustpass"],
+        "check-thresholds": [PY, tool("check-thresholds", "bench/check_thresholds.py"), "--thresholds",
+                             os.path.join(ROOT, "bench", "thresholds.json")],
+        "compare": [PY, tool("compare", "bench/compare_baseline.py")],
+        "check-waivers": [PY, f"{ci}/check_waivers.py"], "annotate": [PY, f"{ci}/annotate_junit.py"],
+        "context": [PY, f"{ci}/context.py"], "resource-spec": [PY, f"{ci}/resource_spec.py"],
+    }
+
+
+COMMANDS = commands(CI)
+
+
+def synthetic_results(folder):
+    """A valid level-1 results folder that no ctest made: what package and
+    verify need to reach the check under test."""
+    os.makedirs(os.path.join(folder, "gtest", "Placement.ModuleToMovesParametersAndBuffers"))
+    shutil.copy(os.path.join(HOSTILE, "passing.xml"), os.path.join(folder, "junit.xml"))
+    context = results.stamp({"run_id": "20260101T000000Z-0123abcd", "host": "hostile", "devices": {},
+                             "environment": {}, "expect": "", "git": {"commit": None, "dirty": False,
+                                                                      "dirty_files": []},
+                             "suite_version": "0+0", "level": 1, "command_line": "hostile corpus"})
+    results.write(os.path.join(folder, "context.json"), context, "context")
+    summary = summarize.build(junit.read(os.path.join(folder, "junit.xml")), {}, context, 1.0, 1)
+    results.write(os.path.join(folder, "summary.json"), summary, "summary")
+    with open(os.path.join(folder, "gtest", "Placement.ModuleToMovesParametersAndBuffers", "cpu.xml"), "w") as f:
+        f.write('<testsuites><testsuite name="Placement"><testcase name="ModuleToMovesParametersAndBuffers/cpu" '
+                'classname="Placement" status="run"/></testsuite></testsuites>')
+
+
+def synthetic_package(results_dir, out):
+    run = subprocess.run([PY, f"{CI}/package", results_dir, "--product=hostile", "--submitter=corpus",
+                          f"--out={out}"], capture_output=True, text=True, timeout=120)
+    if run.returncode != 0:
+        raise SystemExit(f"hostile_inputs.py: cannot make the synthetic package: {run.stderr.strip()}")
+    return run.stdout.strip()
+
+
+def run_case(case, build, shared, command=COMMANDS):
+    with tempfile.TemporaryDirectory() as tmp:
+        if case.make:
+            kwargs = {}
+            if getattr(case.make, "needs_results", False):
+                kwargs["results"] = shared["results"]
+            if getattr(case.make, "needs_package", False):
+                kwargs["package"] = shared["package"]
+            case.make(tmp, **kwargs)
+        values = {"h": HOSTILE, "t": tmp, "b": build or "/nonexistent/build", "ci": CI,
+                  "results": shared.get("results", ""), "package": shared.get("package", "")}
+        argv = [a.format(**values) for a in case.argv]
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(command["summarize"][1]), **case.env)
+        run = subprocess.run(command[case.entry] + argv, capture_output=True, text=True, errors="replace",
+                             env=env, timeout=300, cwd=tmp)
+    problems = []
+    if run.returncode != case.exit:
+        problems.append(f"exit {run.returncode}, documented {case.exit}")
+    if "Traceback" in run.stdout + run.stderr:
+        problems.append("a traceback")
+    err = [l for l in run.stderr.splitlines() if l.strip()]
+    out = [l for l in run.stdout.splitlines() if l.strip()]
+    if case.stream == "stderr":
+        if len(err) != 1 or not re.search(case.line, err[0]):
+            problems.append(f"stderr is not one line matching {case.line!r}: {err[:3]}")
+        shown = err[0] if err else ""
+    else:
+        if err or not any(re.search(case.line, l) for l in out):
+            problems.append(f"stdout has no line matching {case.line!r} (stderr: {err[:2]}; stdout: {out[-2:]})")
+        shown = next((l for l in out if re.search(case.line, l)), out[-1] if out else "")
+    return problems, run.returncode, shown
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--entry", help="an entry point, or all")
+    parser.add_argument("--build-dir", help="a build, for the cases that need one")
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("--ci-dir", default=CI, help="the ci/ folder whose tools are run (default this tree's)")
+    args = parser.parse_args()
+    counts = collections.Counter(c.entry for c in CASES)
+    if args.list:
+        for entry, count in sorted(counts.items()):
+            print(f"{entry:<18} {count}")
+        print(f"{'total':<18} {len(CASES)}")
+        return 0
+    if not args.entry or (args.entry != "all" and args.entry not in COMMANDS):
+        print(f"hostile_inputs.py: --entry must be all or one of {sorted(COMMANDS)}", file=sys.stderr)
+        return 2
+    cases = [c for c in CASES if args.entry in ("all", c.entry)]
+    failures, skipped = [], 0
+    with tempfile.TemporaryDirectory() as tmp:
+        shared = {}
+        if any(getattr(c.make, "needs_results", False) or getattr(c.make, "needs_package", False)
+               or {"results", "package"} & set(c.needs) for c in cases):
+            shared["results"] = os.path.join(tmp, "results")
+            synthetic_results(shared["results"])
+            shared["package"] = synthetic_package(shared["results"], tmp)
+        for case in cases:
+            if "build" in case.needs and not args.build_dir:
+                skipped += 1
+                print(f"SKIP {case.entry}: {case.name}: needs --build-dir")
+                continue
+            problems, status, shown = run_case(case, args.build_dir and os.path.abspath(args.build_dir), shared,
+                                               commands(os.path.abspath(args.ci_dir)))
+            print(f"{'ok  ' if not problems else 'FAIL'} {case.entry}: {case.name}: exit {status}: {shown[:160]}")
+            failures += [f"{case.entry}: {case.name}: {p}" for p in problems]
+    for failure in failures:
+        print("FAILED:", failure)
+    print(f"{len(cases) - skipped} case(s) run, {len(failures)} problem(s)" + (f", {skipped} skipped" if skipped else ""))
+    return 1 if failures or not cases else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
