@@ -204,14 +204,16 @@ def check_merged(results, by_host, merge_state, merge_log, check):
     for host, row in by_host.items():
         check(host in text, f"the merged matrix has no row for {host}")
     check("TIMEOUT" in text, "the merged matrix shows n5's TIMEOUT")
-    # The nodes' loopback devices differ by construction; their cpu is one
-    # and the same CPU of this host, measured under the other tasks' load,
-    # so cpu outliers here say nothing about a node (printed, not checked).
-    flagged = [d for d in (matrix.get("outliers") or {}).get("devices", []) if isinstance(d, dict)]
-    loopback = {d.get("host") for d in flagged if str(d.get("device", "")).startswith("loopback")}
-    check(loopback == {"n4"}, f"the outlier rule flags n4's loopback devices and no other node's: "
-                              f"{sorted(loopback)}")
-    for device in flagged:
+    # What the test plants is slow copies on n4's loopback devices: the rule
+    # must flag n4's copy series and no other node's. The nodes' cpu is one
+    # and the same CPU of this host, and forward timings of six nodes on two
+    # shared cores measure each other's load: those flags are printed, not
+    # judged (docs/measurements.md has the false positives seen).
+    outliers = matrix.get("outliers") or {}
+    copies = {s.get("host") for s in outliers.get("series", []) if isinstance(s, dict)
+              and str(s.get("device", "")).startswith("loopback") and str(s.get("series", "")).startswith("transfer/")}
+    check(copies == {"n4"}, f"the outlier rule flags n4's loopback copies and no other node's: {sorted(copies)}")
+    for device in outliers.get("devices", []):
         print(f"outlier: {device.get('message')}")
 
 
