@@ -126,3 +126,13 @@ tdc_build() {
   fi
   tdc_log "built $build_dir in $((SECONDS - started)) s"
 }
+
+# What ci/merge, ci/report and their self-tests need, from Debian: templates
+# (jinja2), charts (matplotlib), the readers and validators the tests use on
+# our output (junitparser, jsonschema, yaml), the browser the report test
+# drives (chromium, its driver, selenium) and ssh-keygen for signatures.
+tdc_provision_report_tools() {
+  [ -n "${TDC_DEPS_PREFIX:-}" ] && return 0
+  tdc_apt_install python3-pytest python3-jinja2 python3-matplotlib python3-jsonschema python3-junitparser \
+    python3-yaml python3-selenium chromium chromium-driver openssh-client
+}

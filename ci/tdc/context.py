@@ -22,6 +22,7 @@ import subprocess
 
 from tdc import ROOT, cli, discovery_env, results
 from tdc.errors import InputError
+from tdc.fleet.allocation import slurm_context
 
 
 def output(command, cwd=None):
@@ -137,6 +138,7 @@ def describe(build_dir, level=None, command_line="", run_id=None):
     """The context document (unstamped)."""
     cache = cmake_cache(build_dir)
     loopback = os.path.join(build_dir, "lib", "libtdc_loopback.so")
+    host_devices = devices(build_dir, [])
     return {
         "run_id": run_id or new_run_id(),
         "host": socket.gethostname(),
@@ -149,7 +151,7 @@ def describe(build_dir, level=None, command_line="", run_id=None):
         "benchmark_version": package_version(cache.get("benchmark_DIR"), "benchmark"),
         "torch_dir": cache.get("Torch_DIR"),
         "build_type": cache.get("CMAKE_BUILD_TYPE"),
-        "devices": devices(build_dir, []),
+        "devices": host_devices,
         "loopback_devices": devices(build_dir, [f"--backend-lib={loopback}"])
         if os.path.exists(loopback) else None,
         "environment": discovery_env.of(os.environ),
@@ -158,6 +160,8 @@ def describe(build_dir, level=None, command_line="", run_id=None):
         "suite_version": suite_version(),
         "level": level,
         "command_line": command_line,
+        # The Slurm job and its GPUs: job-local index to global index and identity.
+        "slurm": slurm_context(os.environ, host_devices),
     }
 
 

@@ -5,7 +5,9 @@ verdicts, context.json, the waivers applied (with file and line), a
 STATEMENT from the flags and a MANIFEST of sha256 sums.
 
   ci/package RESULTS_DIR --product=TEXT --submitter=TEXT [--level=N] [--out=DIR]
-                         [--gtest-dir=DIR] [--compatibility=TEXT]
+                         [--gtest-dir=DIR] [--compatibility=TEXT] [--sign-key=KEY]
+--sign-key signs the MANIFEST with an OpenSSH key into MANIFEST.sig
+(ci/verify --allowed-signers, ci/merge --allowed-signers check it).
 
 Refused with one line (exit 2): a results folder whose files are damaged or
 of the wrong type, a symbolic link or a file name that is not UTF-8 among
@@ -22,6 +24,7 @@ import tempfile
 
 from tdc import cli, gtest, packaging, results, safeio
 from tdc.errors import InputError
+from tdc.fleet import signing
 
 BENCH_FILES = re.compile(r"\.(json|txt|log|svg)$")
 
@@ -97,6 +100,8 @@ def parser():
     p.add_argument("--gtest-dir", help="the run's GoogleTest XML folder (default RESULTS/gtest)")
     p.add_argument("--compatibility", default="",
                    help="suite versions this package states compatibility with (one line)")
+    p.add_argument("--sign-key", help="an OpenSSH private key (the lab's or the node's) to sign the "
+                                      "MANIFEST with: MANIFEST.sig (tdc.fleet.signing)")
     return p
 
 
@@ -132,6 +137,8 @@ def run(argv):
         safeio.write_text(os.path.join(stage, packaging.STATEMENT), statement, "STATEMENT")
         safeio.write_text(os.path.join(stage, packaging.MANIFEST),
                           "".join(packaging.manifest_lines(stage)), "MANIFEST")
+        if args.sign_key:
+            signing.sign(os.path.join(stage, packaging.MANIFEST), args.sign_key)
         partial = os.path.join(tmp, name + ".tar.gz")
         with tarfile.open(partial, "w:gz", format=tarfile.PAX_FORMAT) as tar:
             tar.add(stage, arcname=name)

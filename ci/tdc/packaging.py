@@ -18,6 +18,7 @@ import zlib
 from tdc.errors import InputError
 
 MANIFEST = "MANIFEST"
+SIGNATURE = "MANIFEST.sig"   # ci/package --sign-key: a signature over MANIFEST (tdc.fleet.signing)
 STATEMENT = "STATEMENT"
 # What a package holds; nothing else verifies.
 ALLOWED = (STATEMENT, "junit.xml", "ctest-junit.xml", "summary.json", "context.json", "waivers.json",
@@ -53,8 +54,8 @@ def sha256(path):
 
 
 def package_files(stage):
-    """Every file under stage, relative, '/'-separated, sorted; MANIFEST
-    excluded. InputError for a link (a package holds the run's own files)."""
+    """Every file under stage, relative, '/'-separated, sorted; MANIFEST and
+    its signature excluded. InputError for a link (a package holds the run's own files)."""
     files = []
     for folder, subfolders, names in os.walk(stage):
         for name in subfolders + names:
@@ -64,7 +65,7 @@ def package_files(stage):
                                  "(a package holds the run's own files)")
         for name in names:
             relative = os.path.relpath(os.path.join(folder, name), stage).replace(os.sep, "/")
-            if relative != MANIFEST:
+            if relative not in (MANIFEST, SIGNATURE):
                 files.append(relative)
     return sorted(files)
 

@@ -16,7 +16,7 @@ from tdc.errors import InputError
 SCHEMA_VERSION = "1.0"
 MAJOR = SCHEMA_VERSION.split(".")[0]
 SCHEMAS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "schemas")
-KINDS = ("summary", "verdict", "context", "waivers", "gate")
+KINDS = ("summary", "verdict", "context", "waivers", "gate", "matrix")  # matrix: tdc.fleet.matrix
 # A test's status in summary.json (tdc.junit's three plus a waived failure).
 STATUSES = ("passed", "failed", "skipped", "known_failure")
 

@@ -1,6 +1,6 @@
 """verify: checks a package made by ci/package against this tree's mustpass lists.
 
-  ci/verify PACKAGE.tar.gz [--quiet]
+  ci/verify PACKAGE.tar.gz [--quiet] [--allowed-signers FILE]
 
 Exit 0 (VERIFIED, naming the devices and expectation the run covered) when
 the package holds:
@@ -22,7 +22,10 @@ the package holds:
     for level 1 every check of the list passed there (a skip is accepted
     only where the check needs a second device the run does not have);
   - for level 3, TDC_EXPECT recorded, and the benchmark gate run with
-    --require-thresholds, passed.
+    --require-thresholds, passed;
+  - with --allowed-signers, a MANIFEST.sig that is a good signature over
+    MANIFEST by a key the file allows for the host context.json names
+    (unsigned, a bad signature or another host's signer: rejected).
 Exit 1: REJECTED, every problem on its own line. Exit 2: not a readable
 package (one line: not gzip, truncated, a CRC error, trailing data, too
 large expanded, links, `..` or non-UTF-8 names, a member twice)."""
@@ -32,6 +35,7 @@ import tempfile
 
 from tdc import ROOT, cli, context as context_module, gtest, junit, levels, names, packaging, results, safeio
 from tdc.errors import InputError
+from tdc.fleet import signing
 
 # A skip that says the check needs more devices than the run has
 # (fixtures/src/fixtures.cpp, suites/mismatch_guard): not a device's fault.
@@ -314,38 +318,68 @@ def junit_run_id(stage):
     return None
 
 
-def verify(package, problems):
+def verify(package, problems, allowed_signers=None):
     """The checks; returns (level, statement, summary, context, devices)."""
     with tempfile.TemporaryDirectory() as tmp:
         try:
             stage = packaging.extract(package, tmp)
         except InputError as error:
             raise InputError(f"{package} is not a readable package: it {error}")
-        check_manifest(stage, problems)
-        statement = read_statement(stage, problems)
-        context = load(stage, "context", problems)
-        summary = load(stage, "summary", problems)
-        waivers = load(stage, "waivers", problems)
-        if context is None:
-            return None, statement, summary, context, []
-        level = check_context(stage, context, summary, statement, problems)
-        for waiver in (waivers or {}).get("waivers", []):
-            if not waiver["tracker"]:
-                problems.append(f"waiver without a tracker: {waiver['origin']} applied to {waiver['test']}")
-        devices = []
-        if level and summary is not None:
-            devices = check_results(stage, level, context, summary, problems)
-            check_bench_gate(stage, level, problems)
-        return level, statement, summary, context, devices
+        return check_stage(stage, problems, allowed_signers)
+
+
+def check_stage(stage, problems, allowed_signers=None):
+    """The checks on an extracted package (verify; ci/merge calls it too)."""
+    check_manifest(stage, problems)
+    statement = read_statement(stage, problems)
+    context = load(stage, "context", problems)
+    summary = load(stage, "summary", problems)
+    waivers = load(stage, "waivers", problems)
+    if allowed_signers:
+        check_signature(stage, context, allowed_signers, problems)
+    if context is None:
+        return None, statement, summary, context, []
+    level = check_context(stage, context, summary, statement, problems)
+    for waiver in (waivers or {}).get("waivers", []):
+        if not waiver["tracker"]:
+            problems.append(f"waiver without a tracker: {waiver['origin']} applied to {waiver['test']}")
+    devices = []
+    if level and summary is not None:
+        devices = check_results(stage, level, context, summary, problems)
+        check_bench_gate(stage, level, problems)
+    return level, statement, summary, context, devices
+
+
+def check_signature(stage, context, allowed_signers, problems):
+    """MANIFEST.sig is a good signature over MANIFEST by a key allowed_signers
+    allows for the host context.json names (tdc.fleet.signing)."""
+    try:
+        with open(os.path.join(stage, packaging.MANIFEST), "rb") as handle:
+            manifest = handle.read()
+    except OSError:
+        return  # check_manifest names it
+    path = os.path.join(stage, packaging.SIGNATURE)
+    signature = None
+    if os.path.isfile(path):
+        with open(path, "rb") as handle:
+            signature = handle.read()
+    verdict = signing.verify(manifest, signature, allowed_signers, (context or {}).get("host") or "")
+    if not verdict.ok:
+        problems.append(verdict.reason)
 
 
 def run(argv):
     p = cli.Parser("verify", __doc__)
     p.add_argument("package", help="a .tar.gz made by ci/package")
     p.add_argument("--quiet", action="store_true", help="print only the verdict line")
+    p.add_argument("--allowed-signers", help="an OpenSSH allowed_signers file: the package must be "
+                                             "signed (ci/package --sign-key) by a key it allows for "
+                                             "the host the package claims")
     args = p.parse_args(argv)
+    if args.allowed_signers:
+        signing.check_allowed_signers(args.allowed_signers)
     problems = []
-    level, statement, summary, context, devices = verify(args.package, problems)
+    level, statement, summary, context, devices = verify(args.package, problems, args.allowed_signers)
     problems = list(dict.fromkeys(problems))
     if not args.quiet:
         for problem in problems:

@@ -43,7 +43,8 @@ def documented_commands():
     for doc in ["README.md"] + [os.path.join("docs", d) for d in os.listdir(os.path.join(ROOT, "docs"))
                                 if d.endswith(".md")]:
         text = open(os.path.join(ROOT, doc), encoding="utf-8").read()
-        names.update(re.findall(r"(?<![\w/.])ci/([a-z][a-z_-]*(?:\.py)?)\b", text))
+        # A command, not a path into ci/ (ci/lib.sh, ci/tdc/fleet/, ci/templates/...).
+        names.update(re.findall(r"(?<![\w/.])ci/([a-z][a-z_-]*(?:\.py)?)\b(?![./])", text))
     return sorted(n for n in names if not os.path.isdir(os.path.join(ROOT, "ci", n)))  # ci/tdc/ is the package
 
 

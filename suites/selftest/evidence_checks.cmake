@@ -31,12 +31,11 @@ foreach(case stale-out hang counting)
 endforeach()
 
 if(TARGET tdc_loopback)
-  foreach(wrapper slurm npd)
-    tdc_add_selftest(NAME fleet_${wrapper}_wrapper_reports_a_faulty_device
-      COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fleet_wrappers.py"
-        --build-dir=${CMAKE_BINARY_DIR} --wrapper=${wrapper} --fault=corrupt-copy)
-    list(APPEND nested_runs fleet_${wrapper}_wrapper_reports_a_faulty_device)
-  endforeach()
+  # node-problem-detector's plugin (ci/fleet/); the Slurm adapters: fleet.cmake.
+  tdc_add_selftest(NAME fleet_npd_wrapper_reports_a_faulty_device
+    COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fleet_wrappers.py"
+      --build-dir=${CMAKE_BINARY_DIR} --fault=corrupt-copy)
+  list(APPEND nested_runs fleet_npd_wrapper_reports_a_faulty_device)
   tdc_add_selftest(NAME package_verify_rejects_each_tampering
     COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/package_tampering.py"
       --build-dir=${CMAKE_BINARY_DIR})

@@ -1,0 +1,113 @@
+"""One host's package, opened for merging: ci/verify's checks (tdc.verify.
+check_stage, with the signature check when allowed signers are given), its
+problems split into two kinds, and what the matrix needs from it.
+
+  trust problems          the package cannot be taken as the host's results:
+                          not a readable package; a file that does not match
+                          its MANIFEST, an extra or unknown file; a damaged
+                          STATEMENT, context, summary, waivers, JUnit or
+                          GoogleTest XML; JUnit and summary disagreeing; files
+                          of different runs; another suite version; and (with
+                          --allowed-signers) no signature, a bad one, or a
+                          signer not allowed for the host the package claims.
+                          Its results are not merged: the row reads unverified.
+  qualification problems  an authentic package whose run does not qualify:
+                          a failed or missing check, a level below the claim,
+                          a waiver without a tracker, a dirty tree, nothing
+                          checked on an expected device, a failed gate. The
+                          matrix shows its results; the row lists these.
+"""
+import os
+import tempfile
+from dataclasses import dataclass, field
+
+from tdc.fleet import upstream
+from tdc.fleet.upstream import InputError
+
+# tdc.verify's messages about what a run did, not about what the package is.
+QUALIFICATION = ("dirty tree:", "claimed level", "level 3 without TDC_EXPECT", "nothing was checked",
+                 "missing check:", "failed check:", "waiver without a tracker:", "expected device",
+                 "check ", "level 3 needs bench/gate.json", "level 3 benchmark gate")
+
+
+@dataclass
+class Package:
+    path: str
+    host: str = ""
+    context: dict = field(default_factory=dict)
+    summary: dict = field(default_factory=dict)
+    benchmarks: dict = field(default_factory=dict)  # series -> medians (_benchmarks)
+    trust_problems: list = field(default_factory=list)
+    qualification_problems: list = field(default_factory=list)
+    signature: str = ""                              # the signature's verdict, or why not checked
+
+
+def is_qualification_problem(problem):
+    return problem.startswith(QUALIFICATION)
+
+
+def scratch():
+    """Where packages are unpacked: $TDC_MERGE_SCRATCH, else /dev/shm when it
+    is a writable folder (memory: a package's hundreds of small files cost
+    milliseconds each on some disks), else the temporary folder."""
+    for folder in (os.environ.get("TDC_MERGE_SCRATCH"), "/dev/shm"):
+        if folder and os.path.isdir(folder) and os.access(folder, os.W_OK | os.X_OK):
+            return folder
+    return None
+
+
+def open_package(path, allowed_signers=None):
+    """A Package; a package that cannot be read is a trust problem, not an error."""
+    package = Package(path=path)
+    with tempfile.TemporaryDirectory(prefix="tdc-merge-", dir=scratch()) as tmp:
+        try:
+            stage = upstream.packaging.extract(path, tmp)
+        except InputError as error:
+            package.trust_problems.append(f"not a readable package: it {error}")
+            return package
+        problems = []
+        _, _, summary, context, _ = upstream.verify.check_stage(stage, problems, allowed_signers)
+        package.context, package.summary = context or {}, summary or {}
+        package.host = str(package.context.get("host") or "")
+        for problem in dict.fromkeys(problems):
+            (package.qualification_problems if is_qualification_problem(problem)
+             else package.trust_problems).append(problem)
+        package.signature = _signature_line(problems, allowed_signers, package.host)
+        if not package.trust_problems:
+            package.benchmarks = _benchmarks(stage)
+    return package
+
+
+def _signature_line(problems, allowed_signers, host):
+    if not allowed_signers:
+        return "not checked (no --allowed-signers)"
+    for problem in problems:
+        if problem.startswith(("unsigned:", "bad signature:", "signer does not match host:",
+                               "unknown signer:", "the package names no host")):
+            return problem
+    return f"signed by a key allowed for {host}"
+
+
+def _benchmarks(stage):
+    """{series: medians} from the Google Benchmark files in bench/ (others have
+    no series). A series is the benchmark's name less "/manual_time"
+    ("transfer/h2d/cuda:3/268435456"); its value: median seconds per
+    iteration, bytes per second (transfers), CV, or the error it reported."""
+    reader = upstream.bench_results
+    series = {}
+    bench = os.path.join(stage, "bench")
+    if not os.path.isdir(bench):
+        return series
+    for name in sorted(os.listdir(bench)):
+        if not name.endswith(".json"):
+            continue
+        try:
+            _, results = reader.load(os.path.join(bench, name))
+        except InputError:
+            continue  # listed in MANIFEST, so authentic; just not benchmark output we can read
+        for result in results:
+            entry = {"seconds": result.seconds, "bytes_per_second": result.bytes_per_second, "cv": result.cv}
+            if result.error:
+                entry["error"] = upstream.one_line(result.error)[:200]
+            series.setdefault(result.run_name.replace("/manual_time", ""), entry)
+    return series

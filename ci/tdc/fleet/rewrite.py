@@ -1,0 +1,264 @@
+"""Rewriting real packages into others: the synthetic fleet (simulate) and
+the self-tests' forgeries. A Package is read once (safely, through
+tdc.packaging.extract), held in memory, changed, re-manifested, optionally
+re-signed, and written as a new .tar.gz.
+
+The changes are the ones a fleet has: another host name, other device
+models and drivers, a check failing on a device (in summary.json and
+junit.xml alike, so the package still verifies), a device whose benchmarks
+are slower, run-to-run noise on the benchmark medians."""
+import hashlib
+import io
+import json
+import math
+import os
+import re
+import tarfile
+import tempfile
+
+from tdc.fleet import signing, upstream
+
+packaging = upstream.packaging
+
+
+class Package:
+    def __init__(self, top, files):
+        self.top, self.files = top, files          # files: relative path -> bytes
+        self._json = {}
+
+    @classmethod
+    def read(cls, path):
+        with tempfile.TemporaryDirectory(prefix="tdc-rewrite-") as tmp:
+            stage = packaging.extract(path, tmp)
+            files = {}
+            for folder, _, names in os.walk(stage):
+                for name in names:
+                    full = os.path.join(folder, name)
+                    with open(full, "rb") as f:
+                        files[os.path.relpath(full, stage).replace(os.sep, "/")] = f.read()
+        return cls(os.path.basename(stage), files)
+
+    def copy(self):
+        """An independent copy (its JSON is parsed again from the bytes: faster than a deep copy)."""
+        self._flush()
+        return Package(self.top, dict(self.files))
+
+    def json(self, name):
+        if name not in self._json:
+            self._json[name] = json.loads(self.files[name])
+        return self._json[name]
+
+    def _flush(self):
+        for name, value in self._json.items():
+            self.files[name] = json.dumps(value, indent=1).encode()
+        self._json = {}
+
+    # --- what a fleet varies --------------------------------------------
+    def set_host(self, host):
+        old = self.json("context.json")["host"]
+        self.json("context.json")["host"] = host
+        self.top = self.top.replace(f"tdc-{old}-", f"tdc-{host}-", 1) if f"tdc-{old}-" in self.top \
+            else f"tdc-{host}-{self.top.split('-', 2)[-1]}"
+
+    def set_devices(self, model, driver, types=None):
+        """Every device (but cpu, or only of `types`) becomes model/driver."""
+        context = self.json("context.json")
+        for key in ("devices", "loopback_devices"):
+            for device in (context.get(key) or {}).get("devices", []):
+                kind = device["device"].split(":")[0]
+                if kind != "cpu" and (types is None or kind in types):
+                    device["name"], device["driver"] = model, driver
+
+    def set_libtorch(self, version):
+        for key in ("devices", "loopback_devices"):
+            if self.json("context.json").get(key):
+                self.json("context.json")[key]["libtorch_version"] = version
+
+    def fail(self, check, device, message, prerequisite=None, twins=False):
+        """Every test of `check` on `device` fails with message (a dependent
+        when prerequisite names the check it depends on); the loopback
+        reference twins too only with twins=True. Returns how many."""
+        summary = self.json("summary.json")
+        names = []
+        for test in summary["tests"]:
+            if test["check"] == check and test["device"] == device and test["status"] != "failed" \
+                    and (twins or not test["twin"]):
+                test.update(status="failed", message=message, prerequisite=prerequisite)
+                names.append(test["name"])
+        if not names:
+            return 0
+        text = self.files["junit.xml"].decode()
+        for name in names:
+            text = _fail_case(text, name, message)
+        self.files["junit.xml"] = _junit_totals(text, summary).encode()
+        _recount(summary)
+        return len(names)
+
+    def drop_tests(self, keep):
+        """Removes every test for which keep(test) is false, from summary.json,
+        junit.xml and gtest/ alike (an 8-device loopback run's reference twins
+        on loopback:2..7, which a GPU host's twins, on two devices, never
+        have). Returns how many were dropped."""
+        summary = self.json("summary.json")
+        dropped = [t["name"] for t in summary["tests"] if not keep(t)]
+        if not dropped:
+            return 0
+        gone = set(dropped)
+        summary["tests"] = [t for t in summary["tests"] if t["name"] not in gone]
+        text = self.files["junit.xml"].decode()
+        for name in dropped:
+            text = re.sub(r'\s*<testcase name="' + re.escape(_attr(name)) + r'"[^>]*?(/>|>.*?</testcase>)', "",
+                          text, count=1, flags=re.S)
+            self.files.pop(f"gtest/{name}.xml", None)
+        _recount(summary)
+        self.files["junit.xml"] = _junit_totals(text, summary).encode()
+        return len(dropped)
+
+    def scale_benchmarks(self, factor, device=None):
+        """Benchmark rates on `device` (every device when None) times factor:
+        times divided by it, bandwidths multiplied."""
+        for name in [n for n in self.files if n.startswith("bench/") and n.endswith(".json")]:
+            try:
+                data = self.json(name)
+            except ValueError:
+                continue
+            for entry in data.get("benchmarks", []) if isinstance(data, dict) else []:
+                parts = entry.get("run_name", entry.get("name", "")).split("/")
+                if len(parts) < 3 or (device is not None and parts[2].split("->")[0] != device):
+                    continue
+                if entry.get("aggregate_name") == "cv" or entry.get("aggregate_unit") == "percentage":
+                    continue
+                for key in ("real_time", "cpu_time"):
+                    if isinstance(entry.get(key), (int, float)):
+                        entry[key] = entry[key] / factor
+                if isinstance(entry.get("bytes_per_second"), (int, float)):
+                    entry["bytes_per_second"] = entry["bytes_per_second"] * factor
+
+    def equalise_devices(self):
+        """Every device of a series gets the geometric mean of the devices'
+        medians (times and bandwidths scaled alike): a synthetic fleet's
+        devices of one model start alike, the base run's differences between
+        its devices being its host's noise, not theirs."""
+        for name in [n for n in self.files if n.startswith("bench/") and n.endswith(".json")]:
+            data = self.json(name)
+            entries = data.get("benchmarks", []) if isinstance(data, dict) else []
+            series = {}
+            for entry in entries:
+                parts = entry.get("run_name", entry.get("name", "")).split("/")
+                if len(parts) >= 3:
+                    key = "/".join(parts[:2] + ["*"] + parts[3:])
+                    series.setdefault(key, {}).setdefault(parts[2], []).append(entry)
+            for by_device in series.values():
+                medians = {device: next((e["real_time"] for e in group if e.get("aggregate_name") == "median"), None)
+                           for device, group in by_device.items()}
+                known = [m for m in medians.values() if isinstance(m, (int, float)) and m > 0]
+                if len(known) < 2:
+                    continue
+                target = math.exp(sum(math.log(m) for m in known) / len(known))
+                for device, group in by_device.items():
+                    if not medians[device] or medians[device] <= 0:
+                        continue
+                    factor = medians[device] / target   # > 1: slower than the mean, made faster
+                    for entry in group:
+                        if entry.get("aggregate_name") == "cv" or entry.get("aggregate_unit") == "percentage":
+                            continue
+                        for key in ("real_time", "cpu_time"):
+                            if isinstance(entry.get(key), (int, float)):
+                                entry[key] = entry[key] / factor
+                        if isinstance(entry.get("bytes_per_second"), (int, float)):
+                            entry["bytes_per_second"] = entry["bytes_per_second"] * factor
+
+    def bench_devices(self):
+        found = set()
+        for name in [n for n in self.files if n.startswith("bench/") and n.endswith(".json")]:
+            data = self.json(name)
+            for entry in data.get("benchmarks", []) if isinstance(data, dict) else []:
+                parts = entry.get("run_name", entry.get("name", "")).split("/")
+                if len(parts) >= 3:
+                    found.add(parts[2].split("->")[0])
+        return sorted(found)
+
+    # --- writing -------------------------------------------------------
+    def write(self, folder, sign_key=None, remanifest=True, name=None):
+        """The package as folder/<top>.tar.gz; with remanifest the MANIFEST is
+        rewritten (a careful forger does that too), with sign_key re-signed,
+        else any old signature is kept as it was."""
+        self._flush()
+        if remanifest:
+            self.files[packaging.MANIFEST] = "".join(
+                f"{hashlib.sha256(self.files[path]).hexdigest()}  {path}\n" for path in sorted(self.files)
+                if path not in (packaging.MANIFEST, packaging.SIGNATURE)).encode()
+        if sign_key:
+            with tempfile.TemporaryDirectory(prefix="tdc-sign-") as tmp:
+                manifest = os.path.join(tmp, packaging.MANIFEST)
+                with open(manifest, "wb") as f:
+                    f.write(self.files[packaging.MANIFEST])
+                with open(signing.sign(manifest, sign_key), "rb") as f:
+                    self.files[packaging.SIGNATURE] = f.read()
+        path = os.path.join(folder, (name or self.top) + ".tar.gz")
+        with tarfile.open(path, "w:gz", format=tarfile.PAX_FORMAT, compresslevel=6) as tar:
+            folders = sorted({"/".join(p.split("/")[:i]) for p in self.files for i in range(1, p.count("/") + 1)})
+            for folder_name in [""] + folders:
+                info = tarfile.TarInfo(f"{self.top}/{folder_name}".rstrip("/"))
+                info.type, info.mode = tarfile.DIRTYPE, 0o755
+                tar.addfile(info)
+            for relative, data in sorted(self.files.items()):
+                info = tarfile.TarInfo(f"{self.top}/{relative}")
+                info.size, info.mode = len(data), 0o644
+                tar.addfile(info, io.BytesIO(data))
+        return path
+
+
+def _fail_case(text, name, message):
+    """ctest's JUnit testcase for `name`, made a failure with `message`."""
+    quoted = re.escape(_attr(name))
+    pattern = re.compile(r'(<testcase name="' + quoted + r'"[^>]*?)status="[a-z]+"([^>]*?)(/?)>')
+    failure = f'<failure message="{_attr(message)}"/>'
+
+    def replace(match):
+        head = f'{match.group(1)}status="fail"{match.group(2)}>'
+        return head + failure + ("</testcase>" if match.group(3) else "")
+    text, count = pattern.subn(replace, text, count=1)
+    if not count:
+        raise ValueError(f"junit.xml has no testcase {name!r}")
+    return text
+
+
+def _junit_totals(text, summary):
+    """The <testsuite>'s own counts, after the testcases changed."""
+    tests = summary["tests"]
+    counts = {"tests": len(tests), "failures": sum(t["status"] == "failed" for t in tests),
+              "skipped": sum(t["status"] in ("skipped", "known_failure") for t in tests)}
+
+    def header(match):
+        tag = match.group(0)
+        for key, value in counts.items():
+            tag = re.sub(rf'\b{key}="\d+"', f'{key}="{value}"', tag)
+        return tag
+    return re.sub(r"<testsuite [^>]*>", header, text, count=1)
+
+
+def _attr(text):
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;"))
+
+
+def _recount(summary):
+    statuses = ("passed", "failed", "skipped", "known_failure")
+    totals = dict.fromkeys(statuses, 0)
+    for key in ("devices", "other"):
+        for counts in summary.get(key, {}).values():
+            for status in statuses:
+                counts[status] = 0
+    for test in summary["tests"]:
+        totals[test["status"]] += 1
+        group = "devices" if test["scope"] == "device" else "other"
+        summary.setdefault(group, {}).setdefault(test["device"], dict.fromkeys(statuses, 0))[test["status"]] += 1
+    summary["totals"] = totals
+    failures = []
+    for test in summary["tests"]:
+        if test["status"] == "failed" and not test.get("prerequisite"):
+            failures.append({"root_cause": test["name"], "message": test["message"], "dependents": [
+                t["name"] for t in summary["tests"] if t["status"] == "failed" and t.get("prerequisite")
+                and (t["prerequisite"] == test["name"] or test["name"].startswith(t["prerequisite"] + "/")
+                     or t["prerequisite"] == test["check"])]})
+    summary["failures_by_root_cause"] = failures

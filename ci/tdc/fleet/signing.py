@@ -1,0 +1,125 @@
+"""Package provenance: an OpenSSH signature over a package's MANIFEST.
+
+The MANIFEST lists the sha256 of every other file (context.json with the host
+the package claims, STATEMENT, results), so one signature over it covers the
+whole package. `ssh-keygen -Y sign` makes it with the lab's or the node's key
+(a node's own /etc/ssh/ssh_host_ed25519_key will do); `ssh-keygen -Y verify`
+checks it against an allowed_signers file (ssh-keygen(1), "ALLOWED SIGNERS"),
+whose principals are host names or patterns:
+
+    n7        ssh-ed25519 AAAA...      # node n7's own key
+    n*,gpu-*  ssh-ed25519 AAAA...      # the lab key, for every node it names
+
+A package verifies only when it is signed, the signature is good over its
+MANIFEST in the namespace below, and the signer is allowed for the host the
+package claims. Every other outcome is a Verdict with one line saying why.
+Needs ssh-keygen (Debian's openssh-client, 8.2 or later)."""
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+
+from tdc.errors import InputError
+from tdc.packaging import SIGNATURE  # noqa: F401 - the file name belongs to the package format
+
+NAMESPACE = "tdc-package"  # a signature made for anything else never verifies here
+_TIMEOUT = 60
+
+
+class SigningError(InputError):
+    """Cannot sign or cannot check at all (no ssh-keygen, unreadable key,
+    no allowed signer): bad input, one line, exit 2."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    ok: bool
+    reason: str          # one line: "signed by n7 (ED25519 SHA256:...)" or why not
+    signer: str = ""     # the principals allowed_signers gives the signing key, if any
+
+
+def _ssh_keygen():
+    path = shutil.which("ssh-keygen")
+    if not path:
+        raise SigningError("ssh-keygen not found: install Debian's openssh-client")
+    return path
+
+
+def _run(args, data):
+    try:
+        return subprocess.run([_ssh_keygen(), *args], input=data, capture_output=True,
+                              timeout=_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise SigningError(f"ssh-keygen {args[0]} {args[1]}: {error}")
+
+
+def _last_line(run):
+    lines = (run.stderr or run.stdout).decode(errors="replace").strip().splitlines()
+    return lines[-1] if lines else f"exit {run.returncode}"
+
+
+def sign(manifest, key):
+    """Writes MANIFEST.sig next to manifest, signed with the private key file key."""
+    if not os.path.isfile(key):
+        raise SigningError(f"--sign-key {key}: no such key file")
+    with open(manifest, "rb") as f:
+        data = f.read()
+    run = _run(["-Y", "sign", "-n", NAMESPACE, "-f", key], data)
+    if run.returncode != 0 or not run.stdout.startswith(b"-----BEGIN SSH SIGNATURE-----"):
+        raise SigningError(f"cannot sign with {key}: {_last_line(run)}")
+    path = os.path.join(os.path.dirname(manifest), SIGNATURE)
+    with open(path, "wb") as f:
+        f.write(run.stdout)
+    return path
+
+
+def check_allowed_signers(path):
+    """Refuses an allowed_signers file that cannot be read or has no key."""
+    try:
+        with open(path) as f:
+            lines = [l for l in f.read().splitlines() if l.strip() and not l.lstrip().startswith("#")]
+    except (OSError, UnicodeDecodeError) as error:
+        raise SigningError(f"cannot read allowed signers file {path}: {getattr(error, 'strerror', error)}")
+    if not lines:
+        raise SigningError(f"allowed signers file {path} lists no signer")
+
+
+def verify(manifest_data, signature_data, allowed_signers, host):
+    """Whether signature_data (bytes, or None when the package has none) is a
+    good signature over manifest_data by a key allowed_signers allows for host."""
+    if signature_data is None:
+        return Verdict(False, f"unsigned: the package has no {SIGNATURE} (ci/package --sign-key)")
+    if not host:
+        return Verdict(False, "the package names no host (context.json 'host'): no signer can match it")
+    with tempfile.NamedTemporaryFile(prefix="tdc-sig-") as sig:
+        sig.write(signature_data)
+        sig.flush()
+        run = _run(["-Y", "verify", "-f", allowed_signers, "-I", host, "-n", NAMESPACE, "-s", sig.name],
+                   manifest_data)
+        if run.returncode == 0:
+            key = _key_of(run.stdout.decode(errors="replace"))
+            return Verdict(True, f"signed for {host}{key}", host)
+        # Why not: a damaged or foreign signature, or a good one by a key
+        # that is not allowed for this host (whose, if the file knows it).
+        good = _run(["-Y", "check-novalidate", "-n", NAMESPACE, "-s", sig.name], manifest_data)
+        if good.returncode != 0:
+            return Verdict(False, f"bad signature: {SIGNATURE} does not verify over MANIFEST "
+                                  f"({_last_line(good)})")
+        key = _key_of(good.stdout.decode(errors="replace"))
+        found = _run(["-Y", "find-principals", "-f", allowed_signers, "-s", sig.name], b"")
+        principals = found.stdout.decode(errors="replace").split() if found.returncode == 0 else []
+        if principals:
+            return Verdict(False, f"signer does not match host: signed by a key allowed for "
+                                  f"{','.join(principals)}{key}, not for {host} that the package claims",
+                           ",".join(principals))
+        return Verdict(False, f"unknown signer: the signing key{key} is not in {allowed_signers}")
+
+
+def _key_of(text):
+    """' (ED25519 key SHA256:...)' from ssh-keygen's 'Good ... signature ...' line."""
+    marker = " with "
+    for line in text.splitlines():
+        if line.startswith("Good ") and marker in line:
+            return f" ({line.split(marker, 1)[1].strip()})"
+    return ""

@@ -1,0 +1,29 @@
+"""The one Jinja2 environment both reports use (Debian's python3-jinja2):
+templates from templates/, HTML autoescaping on, undefined names an error."""
+import os
+
+from tdc.fleet import upstream
+
+TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
+SYMBOLS = {"passed": "✓", "failed": "✗", "known_failure": "W", "skipped": "–"}
+
+
+def check_requirements():
+    upstream.require("jinja2", "python3-jinja2")
+
+
+def render(template, **values):
+    jinja2 = upstream.require("jinja2", "python3-jinja2")
+    environment = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES),
+                                     autoescape=jinja2.select_autoescape(["html", "j2"]),
+                                     undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    environment.filters["slug"] = lambda text: "".join(c if c.isalnum() else "-" for c in str(text))
+    return environment.get_template(template).render(symbols=SYMBOLS, **values)
+
+
+def write(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+    return path

@@ -1,0 +1,98 @@
+"""ci/report and ci/merge fail closed: bad input and a missing Debian module
+are one line on stderr and exit 2, never a traceback or a page."""
+import json
+import os
+import subprocess
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+REPORT = os.path.join(ROOT, "ci", "report")
+MERGE = os.path.join(ROOT, "ci", "merge")
+
+
+def run(*command):
+    result = subprocess.run(list(command), capture_output=True, text=True, timeout=120,
+                            env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "ci")))
+    return result.returncode, result.stdout, result.stderr
+
+
+def one_line(stderr):
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in stderr, stderr
+    return lines[0]
+
+
+def test_report_refuses_what_is_not_a_results_folder(tmp_path):
+    code, _, stderr = run(REPORT, str(tmp_path / "missing"))
+    assert code == 2 and "not a results folder" in one_line(stderr)
+    code, _, stderr = run(REPORT, str(tmp_path))
+    assert code == 2 and "no summary.json" in one_line(stderr)
+    (tmp_path / "summary.json").write_text("{not json")
+    code, _, stderr = run(REPORT, str(tmp_path))
+    assert code == 2 and "summary.json is not JSON" in one_line(stderr)
+    (tmp_path / "summary.json").write_text(json.dumps({"tests": []}))
+    code, _, stderr = run(REPORT, str(tmp_path))
+    assert code == 2 and "has no tests: nothing to report" in one_line(stderr)
+    assert not (tmp_path / "report.html").exists()
+
+
+def test_a_small_results_folder_makes_a_page_naming_its_failure(tmp_path):
+    tests = [{"name": "Placement.RoundTrip16MiBIsExact/cuda_3", "check": "Placement.RoundTrip16MiBIsExact",
+              "device": "cuda:3", "status": "failed", "seconds": 0.5, "message": "<b>7</b> elements differ",
+              "twin": False, "scope": "device", "metadata": True, "prerequisite": None},
+             {"name": "Forward.Seed/cuda_3", "check": "Forward.Seed", "device": "cuda:3", "status": "known_failure",
+              "seconds": 0.1, "message": "known failure (suites/known_failures.txt:3; dtype, tracker T-9): no fp16",
+              "twin": False, "scope": "device", "metadata": True}]
+    (tmp_path / "summary.json").write_text(json.dumps({"tests": tests, "totals": {
+        "passed": 0, "failed": 1, "skipped": 0, "known_failure": 1}}))
+    (tmp_path / "context.json").write_text(json.dumps({"host": "n7", "devices": {"libtorch_version": "2.13.0"}}))
+    code, stdout, stderr = run(REPORT, str(tmp_path))
+    assert code == 0, stderr
+    page = open(stdout.strip()).read()
+    assert "&lt;b&gt;7&lt;/b&gt; elements differ" in page and "<b>7</b>" not in page  # escaped, not markup
+    assert "T-9" in page and "TDC run on n7" in page
+    assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page
+
+
+def test_a_night_of_tasks_without_packages_is_still_a_matrix(tmp_path):
+    (tmp_path / "tasks.json").write_text(json.dumps([{
+        "host": f"n{i}", "build": "2.13.0", "job_id": "1", "array_task_id": i, "state": state, "exit_code": None,
+        "package": None, "reason": f"Slurm: {state}"} for i, state in enumerate(("TIMEOUT", "NODE_FAIL"))]))
+    code, stdout, stderr = run(MERGE, "--tasks", str(tmp_path / "tasks.json"), "--out", str(tmp_path / "o"))
+    assert code == 1, stderr
+    matrix = json.load(open(tmp_path / "o" / "matrix.json"))
+    assert [(r["host"], r["state"], r["trust"]) for r in matrix["rows"]] == [
+        ("n0", "TIMEOUT", "no package"), ("n1", "NODE_FAIL", "no package")]
+    assert (tmp_path / "o" / "fleet.html").exists() and (tmp_path / "o" / "junit.xml").exists()
+
+
+def test_without_debian_modules_the_tools_name_the_package(tmp_path):
+    """python3 -S leaves out dist-packages: what a host without them sees."""
+    (tmp_path / "summary.json").write_text(json.dumps({"tests": [{"name": "a", "status": "passed"}]}))
+    code, _, stderr = run("/usr/bin/python3", "-S", REPORT, str(tmp_path))
+    assert code == 2 and "install Debian's python3-" in one_line(stderr)
+    code, _, stderr = run("/usr/bin/python3", "-S", MERGE, "--tasks", str(tmp_path / "t.json"), "--out",
+                          str(tmp_path / "o"))
+    assert code == 2 and "install Debian's python3-jinja2" in one_line(stderr)
+
+
+@pytest.mark.parametrize("args, message", [
+    ([], "nothing to merge"),
+    (["/nonexistent.tar.gz"], "no such package"),
+    (["--tasks", "/nonexistent.json"], "cannot read"),
+    (["--allowed-signers", "/dev/null", "--tasks", "/x.json"], "lists no signer"),
+    (["--night", "yesterday", "--tasks", "/x.json"], "expected YYYY-MM-DD"),
+    (["--jobs", "0", "--tasks", "/x.json"], "out of range"),
+    (["--history", "/nonexistent", "--tasks", "TASKS"], "--history /nonexistent: not a folder"),
+    (["--tasks", "EMPTY"], "the tasks file lists no task"),
+])
+def test_merge_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
+    (tmp_path / "tasks.json").write_text(json.dumps([{
+        "host": "n7", "build": "2.13.0", "job_id": "1", "array_task_id": 0, "state": "TIMEOUT", "exit_code": None,
+        "package": None, "reason": "Slurm: TIMEOUT"}]))
+    (tmp_path / "empty.json").write_text("[]")
+    args = [str(tmp_path / "tasks.json") if a == "TASKS" else str(tmp_path / "empty.json") if a == "EMPTY" else a
+            for a in args]
+    code, _, stderr = run(MERGE, *args, "--out", str(tmp_path / "o"))
+    assert code == 2 and message in one_line(stderr), stderr

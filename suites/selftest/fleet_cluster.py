@@ -1,0 +1,399 @@
+#!/usr/bin/env python3
+"""The fleet tools on a real Slurm cluster on this host (slurm_cluster.py):
+ci/slurm/submit's array over nodes that differ on purpose, then the node
+adapters of ci/fleet/ against the same cluster.
+
+  fleet_cluster.py --build-dir BUILD [--phases array,adapters] [--keep DIR]
+
+Nodes (per-node settings: <results>/node-env/<node>.sh, sourced by each task
+and by the adapters):
+  n1  healthy, 2 loopback devices
+  n2  healthy, 3 loopback devices
+  n3  TDC_LOOPBACK_FAULT=corrupt-copy: unhealthy
+  n4  TDC_LOOPBACK_DELAY_US=2000: healthy but slow, the benchmark outlier
+  n5  TDC_LOOPBACK_FAULT=hang-copy and a one-minute time limit: TIMEOUT
+  n6  Slurm configures 2 GPUs (gres); none initialise here: unhealthy
+array: level 1 with the quick benchmarks, each node's row in the tasks file
+  with Slurm's state, the packages, the job's record in context.json; the
+  merged matrix when ci/merge exists (else the merge job must fail closed).
+adapters: HealthCheckProgram (run as slurmd runs it), NHC's check_tdc, and the
+  Prolog/Epilog run by slurmd: faulty nodes drain with a "TDC:" reason and
+  come back once healthy; an administrator's reason survives both; a
+  Prolog names the job's GPU by Slurm's index.
+Every daemon is stopped by PID at the end, also on failure, and no process
+may be left. Exit 0 passed, 1 a check failed, 2 could not set up.
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+
+from slurm_cluster import ClusterError, LocalCluster, provision
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NODES = [
+    {"name": "n1", "env": {"TDC_LOOPBACK_DEVICES": "2"}},
+    {"name": "n2", "env": {"TDC_LOOPBACK_DEVICES": "3"}},
+    {"name": "n3", "env": {"TDC_LOOPBACK_FAULT": "corrupt-copy"}},
+    {"name": "n4", "env": {"TDC_LOOPBACK_DELAY_US": "2000"}},
+    {"name": "n5", "env": {"TDC_LOOPBACK_FAULT": "hang-copy"}},
+    {"name": "n6", "env": {}, "gpus": 2, "cpus": 2},
+]
+ADMIN_REASON = "admin: replace fan"
+OUTLIER_BENCHMARK = "transfer/h2d/loopback:0/262144/manual_time_median"
+
+
+class Check:
+    def __init__(self):
+        self.failures = []
+        self.passed = 0
+
+    def __call__(self, ok, what):
+        if ok:
+            self.passed += 1
+        else:
+            self.failures.append(what)
+            print(f"FAILED: {what}", flush=True)
+        return ok
+
+
+def log(text):
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", flush=True)
+
+
+def write_node_env(results, name, env):
+    os.makedirs(os.path.join(results, "node-env"), exist_ok=True)
+    with open(os.path.join(results, "node-env", f"{name}.sh"), "w") as f:
+        f.write("".join(f"{k}={v}\n" for k, v in env.items()))
+
+
+def clean_environment(cluster):
+    """The submitter's environment: no TDC_* settings of the outer run."""
+    for key in [k for k in cluster.env if k.startswith("TDC_")]:
+        del cluster.env[key]
+
+
+def wait_job(cluster, job_id, timeout):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        out = cluster.run(["scontrol", "show", "job", job_id, "-o"], check=False).stdout
+        state = next((f.split("=", 1)[1] for f in out.split() if f.startswith("JobState=")), "")
+        if state and state not in ("PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED"):
+            return state
+        time.sleep(2)
+    return None
+
+
+def package_member(path, name):
+    with tarfile.open(path) as tar:
+        for member in tar.getmembers():
+            if member.name.endswith("/" + name):
+                return json.load(tar.extractfile(member))
+    return None
+
+
+def outlier_metric(package):
+    transfer = package_member(package, "bench/transfer_host.json") if package else None
+    for bench in (transfer or {}).get("benchmarks", []):
+        if bench.get("name") == OUTLIER_BENCHMARK:
+            return bench.get("bytes_per_second")
+    return None
+
+
+def phase_array(cluster, build, results, check):
+    for node in NODES:
+        write_node_env(results, node["name"], node["env"])
+    started = time.time()
+    submit = cluster.run([os.path.join(ROOT, "ci", "slurm", "submit"), f"--results={results}",
+                          f"--use-build={build}", "--backend-lib=loopback", "--level=1", "--bench=quick",
+                          "--time=15", "--budget=300", "--max-running=2", "--hold"], check=False, timeout=120)
+    if not check(submit.returncode == 0, f"ci/slurm/submit exit {submit.returncode}: {submit.stderr.strip()}"):
+        return
+    jobs = json.loads(submit.stdout)
+    with open(os.path.join(results, "plan.json")) as f:
+        plan = json.load(f)
+    check(len(plan["tasks"]) == len(NODES), f"one task per node: {len(plan['tasks'])} tasks")
+    hung = next(t["index"] for t in plan["tasks"] if t["node"] == "n5")
+    # n5's task gets a one-minute limit; its hung copies outlast it.
+    cluster.run(["scontrol", "update", f"JobId={jobs['array_job']}_{hung}", "TimeLimit=1"])
+    cluster.run(["scontrol", "release", jobs["array_job"]])
+    log(f"array {jobs['array_job']} released ({len(plan['tasks'])} tasks), merge job {jobs['merge_job']}")
+    merge_state = wait_job(cluster, jobs["merge_job"], 1500)
+    log(f"merge job {merge_state} after {time.time() - started:.0f} s")
+    check(merge_state is not None, "the merge job did not finish within 1500 s")
+    try:
+        with open(os.path.join(results, "tasks.json")) as f:
+            rows = json.load(f)
+    except (OSError, ValueError) as error:
+        check(False, f"no tasks file: {error}")
+        return
+    print(json.dumps(rows, indent=1))
+    by_host = {row["host"]: row for row in rows}
+    check(sorted(by_host) == [n["name"] for n in NODES] and len(rows) == len(NODES),
+          f"one row per node: {sorted(by_host)}")
+    check(all(set(row) == {"host", "build", "job_id", "array_task_id", "state", "exit_code", "package",
+                           "reason"} for row in rows), "every row has exactly the contract's keys")
+    expected = {"n1": ("COMPLETED", 0), "n2": ("COMPLETED", 0), "n3": ("FAILED", 1),
+                "n4": ("FAILED", 1), "n5": ("TIMEOUT", None), "n6": ("FAILED", 1)}
+    for host, (state, code) in expected.items():
+        row = by_host.get(host, {})
+        check(row.get("state") == state, f"{host}: state {row.get('state')}, expected {state}")
+        if code is not None:
+            check(row.get("exit_code") == code, f"{host}: exit code {row.get('exit_code')}, expected {code}")
+        if state != "TIMEOUT":
+            check(bool(row.get("package")) and os.path.isfile(row["package"]), f"{host}: no package")
+    check(by_host.get("n1", {}).get("reason") == "", f"n1: a reason on a healthy row: {by_host.get('n1')}")
+    check("unhealthy" in by_host.get("n3", {}).get("reason", "") and
+          "loopback" in by_host.get("n3", {}).get("reason", ""), "n3: the reason names the faulty loopback")
+    check("benchmarks failed" in by_host.get("n4", {}).get("reason", ""), "n4: the reason names the benchmarks")
+    n5 = by_host.get("n5", {})
+    check(n5.get("package") is None and "TIMEOUT" in n5.get("reason", "") and "no package" in n5.get("reason", ""),
+          f"n5: a timed-out task without a package, saying so: {n5}")
+    check("cuda_at_least_2" in by_host.get("n6", {}).get("reason", ""),
+          "n6: Slurm's 2 GPUs are expected (cuda_at_least_2) and missing")
+
+    contexts = {h: package_member(r["package"], "context.json") for h, r in by_host.items() if r.get("package")}
+    for host, devices in (("n1", "2"), ("n2", "3")):
+        context = contexts.get(host) or {}
+        slurm = context.get("slurm") or {}
+        check(slurm.get("node") == host and slurm.get("array_job_id") == jobs["array_job"] and
+              slurm.get("job_id") and slurm.get("array_task_id") == str(by_host[host]["array_task_id"]),
+              f"{host}: context.json records the Slurm job: {slurm}")
+        check(context.get("environment", {}).get("CUDA_DEVICE_ORDER") == "PCI_BUS_ID",
+              f"{host}: CUDA_DEVICE_ORDER=PCI_BUS_ID in context.json")
+        check(context.get("expect") == f"loopback:{devices}", f"{host}: TDC_EXPECT {context.get('expect')}")
+    n6 = (contexts.get("n6") or {}).get("slurm") or {}
+    check([g.get("global_index") for g in n6.get("gpus", [])] == ["0", "1"] and
+          not any(g.get("initialised") for g in n6.get("gpus", [])) and
+          n6.get("variables", {}).get("SLURM_JOB_GPUS") == "0,1",
+          f"n6: context.json maps the job's 2 GPUs (none initialised): {n6}")
+    check((contexts.get("n6") or {}).get("expect") == "cuda:2", "n6: TDC_EXPECT=cuda:2 from the allocation")
+
+    # What the merge's outlier rule needs is in the packages: n4's copies are slow.
+    metrics = {h: outlier_metric(r.get("package")) for h, r in by_host.items() if h in ("n1", "n2", "n4")}
+    print(f"{OUTLIER_BENCHMARK} bytes/s: {metrics}")
+    if check(all(metrics.values()), f"the packages carry {OUTLIER_BENCHMARK}: {metrics}"):
+        check(metrics["n4"] < 0.1 * min(metrics["n1"], metrics["n2"]), "n4 is not the slow node by far")
+
+    merge_log = "".join(open(p).read() for p in glob.glob(os.path.join(results, "logs", "merge-*.out")))
+    if not os.access(os.path.join(ROOT, "ci", "merge"), os.X_OK):
+        check(merge_state == "FAILED" and merge_log.strip() == "ci/merge not found",
+              f"without ci/merge the merge job fails closed with one line: {merge_state}, {merge_log!r}")
+        print("ci/merge does not exist yet: checked the tasks file and the packages only")
+    else:
+        check_merged(results, by_host, merge_state, merge_log, check)
+
+
+def check_merged(results, by_host, merge_state, merge_log, check):
+    """The merged matrix: every task a row with Slurm's state; the slow node,
+    and no other, an outlier."""
+    check(merge_state in ("COMPLETED", "FAILED"), f"merge job {merge_state}: {merge_log[-500:]}")
+    try:
+        with open(os.path.join(results, "merged", "matrix.json")) as f:
+            matrix = json.load(f)
+    except (OSError, ValueError) as error:
+        check(False, f"no merged matrix.json: {error}; merge log: {merge_log[-500:]}")
+        return
+    text = json.dumps(matrix)
+    for host, row in by_host.items():
+        check(host in text, f"the merged matrix has no row for {host}")
+    check("TIMEOUT" in text, "the merged matrix shows n5's TIMEOUT")
+    # What the test plants is slow copies on n4's loopback devices: the rule
+    # must flag n4's copy series and no other node's. The nodes' cpu is one
+    # and the same CPU of this host, and forward timings of six nodes on two
+    # shared cores measure each other's load: those flags are printed, not
+    # judged (docs/measurements.md has the false positives seen).
+    outliers = matrix.get("outliers") or {}
+    copies = {s.get("host") for s in outliers.get("series", []) if isinstance(s, dict)
+              and str(s.get("device", "")).startswith("loopback") and str(s.get("series", "")).startswith("transfer/")}
+    check(copies == {"n4"}, f"the outlier rule flags n4's loopback copies and no other node's: {sorted(copies)}")
+    for device in outliers.get("devices", []):
+        print(f"outlier: {device.get('message')}")
+
+
+def run_adapter(cluster, base, script, node, extra_env=None):
+    """An adapter as slurmd runs it: SLURMD_NODENAME, SLURM_CONF, no PATH."""
+    env = {"SLURMD_NODENAME": node, "SLURM_CONF": cluster.conf,
+           "TDC_FLEET_CONF": os.path.join(base, "fleet.conf"), **(extra_env or {})}
+    started = time.time()
+    done = subprocess.run([os.path.join(ROOT, "ci", "fleet", script)], env=env, capture_output=True,
+                          text=True, timeout=600)
+    seconds = time.time() - started
+    log(f"{script} on {node}: exit {done.returncode} in {seconds:.1f} s: {done.stdout.strip()} "
+        f"| {done.stderr.strip()[-300:]}")
+    return done, seconds
+
+
+def run_nhc(cluster, base, node):
+    """check_tdc the way NHC calls a check: its `die` records one line."""
+    script = ('die() { printf "die %s %s\\n" "$1" "$2"; return "$1"; }; '
+              f'source "{ROOT}/ci/fleet/tdc.nhc"; check_tdc')
+    env = {"HOSTNAME": node, "NHC_RM": "slurm", "MARK_OFFLINE": "1", "SLURM_CONF": cluster.conf,
+           "PATH": "/usr/local/bin:/usr/bin:/bin", "TDC_FLEET_CONF": os.path.join(base, "fleet.conf")}
+    started = time.time()
+    done = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=600)
+    seconds = time.time() - started
+    log(f"check_tdc on {node}: exit {done.returncode} in {seconds:.1f} s: {done.stdout.strip()}")
+    return done, seconds
+
+
+def wait_node(cluster, node, ready, timeout=240):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        state, reason = cluster.node(node)
+        if ready(state, reason):
+            return state, reason
+        time.sleep(2)
+    return cluster.node(node)
+
+
+def settled(cluster, node):
+    """The node's state once slurmctld has heard from it again: a resumed node
+    reads idle* (not responding) until its next registration."""
+    return wait_node(cluster, node, lambda s, r: not s.endswith("*"), timeout=60)
+
+
+def phase_adapters(cluster, build, base, results, check):
+    with open(os.path.join(base, "fleet.conf"), "w") as f:
+        # The site's settings file (ci/fleet/common.sh); per-node faults for the test.
+        f.write(f"TDC_BUILD_DIR={build}\nTDC_BACKEND_LIBS={build}/lib/libtdc_loopback.so\n"
+                f"TDC_HEALTH_STATE={base}/health-state\nTDC_HEALTH_BUDGET=120\nTDC_NHC_BUDGET=120\n"
+                f'node_env="{results}/node-env/${{SLURMD_NODENAME:-${{HOSTNAME%%.*}}}}.sh"\n'
+                f'[ -f "$node_env" ] && . "$node_env"\n')
+    for node in NODES:
+        write_node_env(results, node["name"], {k: v for k, v in node["env"].items()
+                                               if k == "TDC_LOOPBACK_DEVICES"})
+    fault = {"TDC_LOOPBACK_FAULT": "corrupt-copy"}
+    cluster.run(["scontrol", "update", "NodeName=n2", "State=DRAIN", f"Reason={ADMIN_REASON}"])
+    times = []
+
+    def healthcheck(node):
+        done, seconds = run_adapter(cluster, base, "slurm-healthcheck", node)
+        times.append(seconds)
+        return done
+
+    write_node_env(results, "n3", fault)
+    done = healthcheck("n3")
+    state, reason = cluster.node("n3")
+    check(done.returncode == 1 and state.startswith("drain") and reason.startswith("TDC: unhealthy: "),
+          f"HealthCheckProgram drains faulty n3 with a TDC: reason: exit {done.returncode}, {state}, {reason!r}")
+    done = healthcheck("n1")
+    check(done.returncode == 0 and settled(cluster, "n1") == ("idle", "none"),
+          f"HealthCheckProgram leaves healthy n1 idle: exit {done.returncode}, {cluster.node('n1')}")
+    write_node_env(results, "n2", fault)
+    healthcheck("n2")
+    check(cluster.node("n2")[1] == ADMIN_REASON, f"faulty n2 keeps the administrator's reason: {cluster.node('n2')}")
+    write_node_env(results, "n3", {})
+    done = healthcheck("n3")
+    check(done.returncode == 0 and settled(cluster, "n3") == ("idle", "none"),
+          f"HealthCheckProgram resumes n3 once healthy: exit {done.returncode}, {cluster.node('n3')}")
+    write_node_env(results, "n2", {})
+    healthcheck("n2")
+    state, reason = cluster.node("n2")
+    check(state.startswith("drain") and reason == ADMIN_REASON,
+          f"healthy n2 stays drained for the administrator: {state}, {reason!r}")
+
+    # NHC's check: die with one line; the same drain rule.
+    write_node_env(results, "n3", fault)
+    done, seconds = run_nhc(cluster, base, "n3")
+    times.append(seconds)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("die ")]
+    check(done.returncode == 1 and len(lines) == 1 and lines[0].startswith("die 1 unhealthy: "),
+          f"check_tdc calls die 1 with one line: {done.stdout!r}")
+    check(cluster.node("n3")[1].startswith("TDC: unhealthy: "), f"check_tdc drains n3: {cluster.node('n3')}")
+    write_node_env(results, "n3", {})
+    done, seconds = run_nhc(cluster, base, "n3")
+    times.append(seconds)
+    check(done.returncode == 0 and "die" not in done.stdout and settled(cluster, "n3") == ("idle", "none"),
+          f"check_tdc passes and resumes n3 once healthy: {done.stdout!r}, {cluster.node('n3')}")
+
+    # Prolog and Epilog, run by slurmd itself.
+    blocker = cluster.run(["sbatch", "--parsable", "-w", "n6", "--gres=gpu:1", "-o", "/dev/null",
+                           "--wrap", "sleep 600"]).stdout.strip()
+    wait_job_running(cluster, blocker)
+    wrapper = os.path.join(base, "prolog-epilog")
+    with open(wrapper, "w") as f:
+        f.write(f"#!/bin/sh\nTDC_FLEET_CONF={base}/fleet.conf exec {ROOT}/ci/fleet/slurm-prolog-epilog\n")
+    os.chmod(wrapper, 0o755)
+    cluster.reconfigure([f"Prolog={wrapper}", f"Epilog={wrapper}"])
+    job = cluster.run(["sbatch", "--parsable", "-w", "n1", "-o", "/dev/null", "--wrap", "true"]).stdout.strip()
+    check(wait_job(cluster, job, 400) == "COMPLETED" and settled(cluster, "n1") == ("idle", "none"),
+          f"a job on healthy n1 passes Prolog and Epilog: {cluster.node('n1')}")
+    write_node_env(results, "n3", fault)
+    job = cluster.run(["sbatch", "--parsable", "-w", "n3", "-o", "/dev/null", "--wrap", "true"]).stdout.strip()
+    state, reason = wait_node(cluster, "n3", lambda s, r: s.startswith("drain"))
+    check(reason.startswith("TDC: unhealthy: "), f"the Prolog drains faulty n3 with a TDC: reason: {state}, {reason!r}")
+    record = cluster.run(["scontrol", "show", "job", job, "-o"]).stdout
+    check("Reason=launch_failed_requeued_held" in record and "Restarts=0 " not in record,
+          f"the job that met the faulty node was requeued, not run: {record[:300]}")
+    cluster.run(["scancel", job])
+    gpu_job = cluster.run(["sbatch", "--parsable", "-w", "n6", "--gres=gpu:1", "-o", "/dev/null",
+                           "--wrap", "true"]).stdout.strip()
+    state, reason = wait_node(cluster, "n6", lambda s, r: s.startswith("drain"))
+    check(reason.startswith("TDC: unhealthy: [job GPUs cuda:0=GPU 1]") and "cuda_at_least_1" in reason,
+          f"the Prolog checks the job's GPU (Slurm's GPU 1 as cuda:0) and names both: {reason!r}")
+    cluster.run(["scancel", gpu_job, blocker])
+    write_node_env(results, "n3", {})
+    done = healthcheck("n3")
+    check(settled(cluster, "n3") == ("idle", "none"), f"n3 resumed after the Prolog's drain: {cluster.node('n3')}")
+    check(cluster.node("n2")[1] == ADMIN_REASON, f"n2 still carries the administrator's reason: {cluster.node('n2')}")
+    log("adapter run times (s): " + ", ".join(f"{t:.1f}" for t in times))
+
+
+def wait_job_running(cluster, job_id, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if "JobState=RUNNING" in cluster.run(["scontrol", "show", "job", job_id, "-o"], check=False).stdout:
+            return
+        time.sleep(1)
+    raise ClusterError(f"job {job_id} did not start within {timeout} s")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build-dir", required=True)
+    parser.add_argument("--phases", default="array,adapters")
+    parser.add_argument("--keep", help="leave the cluster's folder here (after stopping it)")
+    args = parser.parse_args()
+    build = os.path.abspath(args.build_dir)
+    if not os.path.exists(os.path.join(build, "lib", "libtdc_loopback.so")):
+        print(f"fleet_cluster: {build} has no loopback library", file=sys.stderr)
+        return 2
+    phases = args.phases.split(",")
+    check = Check()
+    started = time.time()
+    base = args.keep or tempfile.mkdtemp(prefix="tdc-slurm-")
+    os.makedirs(base, exist_ok=True)
+    results = os.path.join(base, "results")
+    cluster = LocalCluster(os.path.join(base, "cluster"),
+                           [{"name": n["name"], "cpus": n.get("cpus", 1), "gpus": n.get("gpus", 0)} for n in NODES])
+    try:
+        provision(ROOT)
+        cluster.start()
+        clean_environment(cluster)
+        log(f"cluster up: {len(NODES)} nodes in {base}")
+        if "array" in phases:
+            phase_array(cluster, build, results, check)
+        if "adapters" in phases:
+            phase_adapters(cluster, build, base, results, check)
+    except (ClusterError, subprocess.TimeoutExpired, OSError) as error:
+        check(False, f"setup: {error}")
+    finally:
+        cluster.stop()
+        left = cluster.leftovers()
+        check(not left, f"processes left behind: {left}")
+        cluster.kill_leftovers()
+        if not args.keep:
+            shutil.rmtree(base, ignore_errors=True)
+    log(f"{check.passed} checks passed, {len(check.failures)} failed, {time.time() - started:.0f} s")
+    return 1 if check.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

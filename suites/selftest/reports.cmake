@@ -1,0 +1,30 @@
+# Fleets and reports (issue "Fleets and nightly matrices"): ci/merge, ci/report,
+# tdc.fleet and tdc.report. They run on Debian's python3 with jinja2,
+# matplotlib, jsonschema, junitparser, yaml, selenium and chromium
+# (ci/lib.sh tdc_provision_report_tools); a missing one fails the entry with
+# one line naming its Debian package.
+set(debian_python /usr/bin/python3)
+set(pytest ${debian_python} -m pytest -q -p no:cacheprovider)
+
+# Units and rules on hand-made inputs, signing with real ssh-keygen keys,
+# the CI templates (valid YAML, only tools and flags that exist in ci/).
+tdc_add_selftest(NAME reports.units COMMAND ${pytest} "${PROJECT_SOURCE_DIR}/ci/tdc/tests")
+
+# A small real fleet: real level-1 runs and benchmarks of this build under
+# six host names, one node slowed, one faulty on the first night, signed
+# packages and forgeries of them (fleet_fixtures.py), then ci/merge over
+# three nights and both reports in headless Chromium.
+if(TARGET tdc_loopback AND TARGET tdc_bench_transfer)
+  set(fleet_fixtures "${CMAKE_BINARY_DIR}/selftest-fleet")
+  tdc_add_selftest(NAME fleet.make_packages TIMEOUT 1800
+    COMMAND ${debian_python} "${CMAKE_CURRENT_SOURCE_DIR}/fleet_fixtures.py"
+      --build-dir=${CMAKE_BINARY_DIR} --out=${fleet_fixtures})
+  set_tests_properties(selftest.fleet.make_packages PROPERTIES
+    FIXTURES_SETUP tdc_fleet_packages RESOURCE_LOCK tdc_nested_ctest)
+  foreach(test fleet_merge reports_in_browser)
+    tdc_add_selftest(NAME fleet.${test} TIMEOUT 900
+      COMMAND ${pytest} "${CMAKE_CURRENT_SOURCE_DIR}/test_${test}.py"
+      ENVIRONMENT TDC_FLEET_FIXTURES=${fleet_fixtures})
+    set_tests_properties(selftest.fleet.${test} PROPERTIES FIXTURES_REQUIRED tdc_fleet_packages)
+  endforeach()
+endif()
