@@ -27,6 +27,7 @@ is unknown.
 exit 0 all passed, 1 a check failed (or the verdict's status, if worse), 2 bad
 input."""
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -161,14 +162,19 @@ def execute(args, started, started_wall):
     selection = (["-L", args.labels] if args.labels else []) + args.ctest_args
     said = []
     everything = ctest.listed(build_dir, args.ctest_args, env, said=said)
-    selected = [name for name, _ in (ctest.listed(build_dir, selection, env) if args.labels else everything)]
+    # ctest -L: a test is selected when one of its labels matches the regex.
+    selected = [name for name, labels in everything
+                if not args.labels or any(re.search(args.labels, label) for label in labels)]
     if not selected:
         raise InputError(f"the selection ({' '.join(selection) or 'every entry'}) holds no test in {build_dir}")
     # Configuration errors and unbuilt suites count, labelled with the level or not.
     unrun = ctest.configuration_entries(everything, set(selected), said)
     safeio.write_text(paths["selected.txt"], "".join(n + "\n" for n in selected + list(unrun)), "selection")
 
-    command = [ctest.program(), "--test-dir", build_dir, *selection, "-j", str(args.jobs),
+    # Line-buffered, so that ctest's log holds every result that ended even
+    # when ctest is killed at the budget (a pipe is block-buffered otherwise).
+    unbuffered = ["stdbuf", "-oL", "-eL"] if shutil.which("stdbuf") else []
+    command = [*unbuffered, ctest.program(), "--test-dir", build_dir, *selection, "-j", str(args.jobs),
                "--output-on-failure", "--output-junit", paths["junit.xml"],
                "--resource-spec-file", paths["resources.json"]]
     if deadline:
