@@ -26,6 +26,7 @@ is unknown.
 (0 healthy, 1 unhealthy, 2 unknown); otherwise print the summary table and
 exit 0 all passed, 1 a check failed (or the verdict's status, if worse), 2 bad
 input."""
+import concurrent.futures
 import os
 import re
 import shutil
@@ -152,16 +153,20 @@ def execute(args, started, started_wall):
         env["TDC_TEST_TIMEOUT"] = str(max(1, args.budget // 3))
         deadline, deadline_wall = started + args.budget, started_wall + args.budget
 
-    document = context.describe(build_dir, args.level, args.command_line)
-    results.write(paths["context.json"], document, "context")
-    try:
-        spec = resource_spec.spec(build_dir, args.slots, env)
-    except resource_spec.DiscoveryFailed as error:
-        raise InputError(f"cannot write the resource spec from discovery: {one_line(error)}")
-    safeio.write_json(paths["resources.json"], spec, "resource spec")
-    selection = (["-L", args.labels] if args.labels else []) + args.ctest_args
+    # Three independent questions (each a few processes): asked at once, so
+    # that they take less of a budget.
     said = []
-    everything = ctest.listed(build_dir, args.ctest_args, env, said=said)
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        described = pool.submit(context.describe, build_dir, args.level, args.command_line)
+        specified = pool.submit(resource_spec.spec, build_dir, args.slots, env)
+        listing = pool.submit(ctest.listed, build_dir, args.ctest_args, env, said=said)
+        results.write(paths["context.json"], described.result(), "context")
+        try:
+            safeio.write_json(paths["resources.json"], specified.result(), "resource spec")
+        except resource_spec.DiscoveryFailed as error:
+            raise InputError(f"cannot write the resource spec from discovery: {one_line(error)}")
+        everything = listing.result()
+    selection = (["-L", args.labels] if args.labels else []) + args.ctest_args
     # ctest -L: a test is selected when one of its labels matches the regex.
     selected = [name for name, labels in everything
                 if not args.labels or any(re.search(args.labels, label) for label in labels)]
