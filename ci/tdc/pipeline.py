@@ -27,7 +27,9 @@ is unknown.
 (0 healthy, 1 unhealthy, 2 unknown); otherwise print the summary table and
 exit 0 all passed, 1 a check failed (or the verdict's status, if worse), 2 bad
 input."""
+import concurrent.futures
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -152,19 +154,28 @@ def execute(args, started, started_wall):
         env["TDC_TEST_TIMEOUT"] = str(max(1, args.budget // 3))
         deadline, deadline_wall = started + args.budget, started_wall + args.budget
 
-    document = context.describe(build_dir, args.level, args.command_line)
-    results.write(paths["context.json"], document, "context")
-    selection = (["-L", args.labels] if args.labels else []) + args.ctest_args
+    # Independent questions (each a few processes): asked at once, so that
+    # they take less of a budget.
     said = []
-    everything = ctest.listed(build_dir, args.ctest_args, env, said=said)
-    selected = [name for name, _ in (ctest.listed(build_dir, selection, env) if args.labels else everything)]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        described = pool.submit(context.describe, build_dir, args.level, args.command_line)
+        listing = pool.submit(ctest.listed, build_dir, args.ctest_args, env, said=said)
+        results.write(paths["context.json"], described.result(), "context")
+        everything = listing.result()
+    selection = (["-L", args.labels] if args.labels else []) + args.ctest_args
+    # ctest -L: a test is selected when one of its labels matches the regex.
+    selected = [name for name, labels in everything
+                if not args.labels or any(re.search(args.labels, label) for label in labels)]
     if not selected:
         raise InputError(f"the selection ({' '.join(selection) or 'every entry'}) holds no test in {build_dir}")
     # Configuration errors and unbuilt suites count, labelled with the level or not.
     unrun = ctest.configuration_entries(everything, set(selected), said)
     safeio.write_text(paths["selected.txt"], "".join(n + "\n" for n in selected + list(unrun)), "selection")
 
-    command = [ctest.program(), "--test-dir", build_dir, *selection, "-j", str(args.jobs),
+    # Line-buffered, so that ctest's log holds every result that ended even
+    # when ctest is killed at the budget (a pipe is block-buffered otherwise).
+    unbuffered = ["stdbuf", "-oL", "-eL"] if shutil.which("stdbuf") else []
+    command = [*unbuffered, ctest.program(), "--test-dir", build_dir, *selection, "-j", str(args.jobs),
                "--output-on-failure", "--output-junit", paths["ctest-junit.xml"], "--no-tests=error"]
     if deadline:
         reserve = max(RESERVE, 0.2 * args.budget)
