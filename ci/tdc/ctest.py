@@ -59,29 +59,3 @@ def outcomes(log_text):
             outcome = match.group("outcome").replace("*", "").strip()
             found[match.group("name")] = (outcome, float(match.group("seconds")))
     return found
-
-
-# A suite that could not list its tests shows as one entry of these names.
-_CONFIGURATION_ENTRY = re.compile(r"(^|:)TdcConfiguration\.(?P<target>\S+)$|^(?P<unbuilt>\S+)_NOT_BUILT$")
-# Labels that say what kind of entry it is, not which suite.
-KIND_LABELS = {"conformance", "loopback", "level1", "level3", "long", "selftest", "bench"}
-
-
-def configuration_entries(entries, selected, said):
-    """{name: reason} of the configuration-error and not-built entries of the
-    suites the selection touches (they share a suite label with a selected
-    entry, or carry no label at all), which the selection itself left out:
-    a level counts them (tdc.levels). Until their suites label them with
-    the level, this is how they are counted."""
-    suites = {label for name, labels in entries if name in selected for label in labels} - KIND_LABELS
-    found = {}
-    for name, labels in entries:
-        match = _CONFIGURATION_ENTRY.search(name)
-        if not match or name in selected or (labels and not set(labels) & suites):
-            continue
-        target = match.group("target") or match.group("unbuilt")
-        line = next((l.split(": ", 1)[1] for l in said if l.startswith(target + ": ")), None)
-        found[name] = (f"configuration error: {line}" if line else
-                       f"{target} is not built" if match.group("unbuilt") else
-                       f"configuration error in {target} (ctest --show-only says no more)")
-    return found

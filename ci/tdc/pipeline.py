@@ -156,10 +156,9 @@ def execute(args, started, started_wall):
 
     # Independent questions (each a few processes): asked at once, so that
     # they take less of a budget.
-    said = []
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         described = pool.submit(context.describe, build_dir, args.level, args.command_line)
-        listing = pool.submit(ctest.listed, build_dir, args.ctest_args, env, said=said)
+        listing = pool.submit(ctest.listed, build_dir, args.ctest_args, env)
         results.write(paths["context.json"], described.result(), "context")
         everything = listing.result()
     selection = (["-L", args.labels] if args.labels else []) + args.ctest_args
@@ -169,8 +168,9 @@ def execute(args, started, started_wall):
     if not selected:
         raise InputError(f"the selection ({' '.join(selection) or 'every entry'}) holds no test in {build_dir}")
     # Configuration errors and unbuilt suites count, labelled with the level or not.
-    unrun = ctest.configuration_entries(everything, set(selected), said)
-    safeio.write_text(paths["selected.txt"], "".join(n + "\n" for n in selected + list(unrun)), "selection")
+    # A suite whose settings are bad, or that is not built, is one entry that
+    # carries every level's label (cmake/TdcSuiteEntries.cmake): selected above.
+    safeio.write_text(paths["selected.txt"], "".join(n + "\n" for n in selected), "selection")
 
     # Line-buffered, so that ctest's log holds every result that ended even
     # when ctest is killed at the budget (a pipe is block-buffered otherwise).
@@ -200,7 +200,7 @@ def execute(args, started, started_wall):
            else "ctest did not report it")
     summary = summarize.build(cases, records,
                               results.read(paths["context.json"], "context"), seconds, args.level,
-                              ctest.outcomes(log), selected, why, unrun)
+                              ctest.outcomes(log), selected, why)
     summary = results.write(paths["summary.json"], summary, "summary")
     name = args.name or f"tdc-level{args.level}"
     # junit.xml: one testcase per check per device, what CI systems read;

@@ -146,16 +146,12 @@ def not_run(names_, why):
 
 
 def build(cases, records, context, seconds, level, outcomes=None, selected=None,
-          not_run_reason="ctest did not report it", configuration=None):
+          not_run_reason="ctest did not report it"):
     """The summary document (unstamped) of one run. `selected`: every entry
-    the run's selection held; those missing from the JUnit count as failed.
-    `configuration`: {name: reason} of configuration-error and not-built
-    entries outside the selection that the level counts (tdc.ctest)."""
+    the run's selection held; those missing from the JUnit count as failed."""
     outcomes = outcomes or {}
     reported = {case.name for case in cases}
     cases = cases + not_run([n for n in (selected or []) if n not in reported], not_run_reason)
-    cases += [junit.Case(name=name, status=junit.FAILED, seconds=0.0, reason=reason, element=ET.Element("testcase"))
-              for name, reason in (configuration or {}).items() if name not in reported]
     tests = [test_of(case, record, outcomes.get(case.name)) for case, record in results_of(cases, records)]
     totals = collections.Counter({c: 0 for c in COLUMNS})
     totals.update(t["status"] for t in tests)
