@@ -60,9 +60,37 @@ def title_of(roots, limit=3):
     by_check = defaultdict(list)
     for check, device in roots:
         by_check[check].append(device)
-    parts = [f"{check} on {', '.join(devices)}" for check, devices in list(by_check.items())[:limit]]
+    parts = [f"{check} on {compact(devices)}" for check, devices in list(by_check.items())[:limit]]
     more = len(by_check) - limit
     return "; ".join(parts) + (f"; and {more} more check{'s' if more > 1 else ''}" if more > 0 else "")
+
+
+def compact(devices):
+    """['cuda:0', 'cuda:1', 'cuda:2', 'cuda:5', 'cpu'] -> 'cpu, cuda:0-2, cuda:5'."""
+    indexed, other = defaultdict(list), []
+    for device in devices:
+        kind, _, index = device.partition(":")
+        if index.isdigit():
+            indexed[kind].append(int(index))
+        else:
+            other.append(device)
+    parts = sorted(other)
+    for kind, indices in sorted(indexed.items()):
+        indices = sorted(set(indices))
+        start = previous = indices[0]
+        for index in indices[1:] + [None]:
+            if index is not None and index == previous + 1:
+                previous = index
+                continue
+            if start == previous:
+                parts.append(f"{kind}:{start}")
+            elif previous == start + 1:
+                parts += [f"{kind}:{start}", f"{kind}:{previous}"]
+            else:
+                parts.append(f"{kind}:{start}-{previous}")
+            if index is not None:
+                start = previous = index
+    return ", ".join(parts)
 
 
 def groups(digests, judged):

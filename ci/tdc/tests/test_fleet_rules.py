@@ -251,3 +251,10 @@ def test_a_device_far_below_noisy_peers_is_judged_on_the_log_scale():
     for i, rate in enumerate([0.40, 0.20, 1.16, 0.68, 0.0004]):
         collector.add(f"n{i}", "b", bench(rate), {"cuda:0": "H100"})
     assert [f["host"] for f in collector.flagged()] == ["n4"]
+
+
+def test_a_signature_names_each_check_once_with_its_devices_compactly():
+    roots = tuple((check, f"cuda:{i}") for check in ("A.X", "B.Y") for i in range(8)) + (("C.Z", "cuda:3"),
+                                                                                       ("C.Z", "cuda:4"))
+    assert signatures.title_of(roots) == "A.X on cuda:0-7; B.Y on cuda:0-7; C.Z on cuda:3, cuda:4"
+    assert signatures.title_of(roots + (("D.W", "cpu"),)).endswith("; and 1 more check")
