@@ -10,6 +10,7 @@ summary.json and the verdict repeat, so a file from another run is told apart).
   ci/context.py --build-dir BUILD --out FILE [--level N] [--command-line TEXT] [--run-id ID]
 Exit status 0, or 2 with one line when the build cannot describe itself."""
 import datetime
+import functools
 import glob
 import hashlib
 import json
@@ -109,9 +110,11 @@ def devices(build_dir, extra_args):
     return found if isinstance(found, dict) else {"error": "tdc_context printed no JSON object"}
 
 
+@functools.lru_cache(maxsize=None)
 def suite_version():
     """The project version plus a digest of the committed mustpass lists: two
-    trees with the same version verify each other's packages."""
+    trees with the same version verify each other's packages. (Read once per
+    process: a fleet merge asks for every package.)"""
     digest = hashlib.sha256()
     for path in sorted(glob.glob(os.path.join(ROOT, "suites", "mustpass", "level*.txt"))):
         with open(path, "rb") as f:

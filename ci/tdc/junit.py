@@ -122,7 +122,11 @@ def read(path, what="JUnit file", allow_empty=False):
     """The testcases of a JUnit file. InputError (one line) for a file that is
     missing, too large, not UTF-8, not well-formed, not JUnit, declares
     entities, or (unless allow_empty) has no testcase: nothing ran."""
-    root = safeio.parse_xml(path, what)
+    return cases_of_root(safeio.parse_xml(path, what), path, allow_empty)
+
+
+def cases_of_root(root, path, allow_empty=False):
+    """read() of an already parsed JUnit file."""
     where = f"{path}"
     if root.tag not in ("testsuite", "testsuites"):
         raise InputError(f"{where} is not a JUnit file (root element <{root.tag}>)")

@@ -16,6 +16,7 @@ them, a --level above the one the run recorded, an empty --product or
 that does not exist, an --out that is a file or cannot be written.
 Exit status 0 (prints the package path), 2 bad input."""
 import datetime
+import glob
 import os
 import re
 import shutil
@@ -23,6 +24,7 @@ import tarfile
 import tempfile
 
 from tdc import cli, gtest, packaging, results, safeio
+from tdc.bench import results as bench_results
 from tdc.errors import InputError
 from tdc.fleet import signing
 
@@ -85,8 +87,12 @@ def collect(results_dir, gtest_dir, stage):
         for name in sorted(os.listdir(bench)):
             path = os.path.join(bench, name)
             utf8_name(bench, name)
-            if BENCH_FILES.search(name) and (os.path.isfile(path) or os.path.islink(path)):
+            if name != bench_results.MEDIANS and BENCH_FILES.search(name) and \
+                    (os.path.isfile(path) or os.path.islink(path)):
                 copy_file(path, os.path.join(stage, "bench", name))
+        copied = sorted(glob.glob(os.path.join(stage, "bench", "*.json")))
+        safeio.write_json(os.path.join(stage, "bench", bench_results.MEDIANS),
+                          bench_results.medians(copied), "benchmark medians")
 
 
 def parser():

@@ -123,10 +123,17 @@ class StrictGzip:
     finish) a stream that was truncated or is followed by other data."""
 
     def __init__(self, handle):
-        self.handle, self.inflater, self.written, self.buffer = handle, zlib.decompressobj(wbits=31), 0, b""
+        self.handle, self.inflater, self.written = handle, zlib.decompressobj(wbits=31), 0
+        # What was inflated and not read yet: buffer[position:]. tarfile reads
+        # in 512-byte records; slicing a fresh bytes object each time would
+        # copy the whole buffer per record.
+        self.buffer, self.position = bytearray(), 0
+
+    def _unread(self):
+        return len(self.buffer) - self.position
 
     def read(self, size=-1):
-        while (size < 0 or len(self.buffer) < size) and not self.inflater.eof:
+        while (size < 0 or self._unread() < size) and not self.inflater.eof:
             block = self.inflater.unconsumed_tail or self.handle.read(MiB)
             if not block:
                 raise InputError("ends before its gzip stream does: truncated")
@@ -137,10 +144,14 @@ class StrictGzip:
             self.written += len(data)
             if self.written > EXPANDED_LIMIT:
                 raise InputError(f"expands to more than {EXPANDED_LIMIT} bytes: refused unextracted")
+            if self.position:
+                del self.buffer[:self.position]
+                self.position = 0
             self.buffer += data
         if size < 0:
-            size = len(self.buffer)
-        data, self.buffer = self.buffer[:size], self.buffer[size:]
+            size = self._unread()
+        data = bytes(self.buffer[self.position:self.position + size])
+        self.position += len(data)
         return data
 
     def finish(self):

@@ -28,55 +28,121 @@ def where(path):
 
 def errors(value, schema, root=None, path=()):
     """The first problem as 'where: what', or None."""
-    root = root if root is not None else schema
+    check = _compiled(schema, root if root is not None else schema)
+    problem = check(value)
+    if problem is None:
+        return None
+    where_list, what = problem
+    return f"{where(tuple(reversed(where_list)))}: {what}"
+
+
+# A schema is compiled once into nested checks (closures) that return None
+# or (reversed path, what): a fleet merge validates thousands of documents
+# against the same few schemas, and interpreting a schema dict per value
+# cost more than the rest of verifying a package. Keyed by id: the schemas
+# are the loaded files' own dicts, alive for the process.
+_cache = {}
+
+
+def _compiled(schema, root):
+    key = (id(schema), id(root))
+    if key not in _cache:
+        _cache[key] = None  # a recursive $ref sees the placeholder's cell below
+        cell = []
+        _cache[key] = lambda value: cell[0](value)
+        cell.append(_compile(schema, root))
+        _cache[key] = cell[0]
+    return _cache[key]
+
+
+def _compile(schema, root):
     unknown = set(schema) - SUPPORTED
     if unknown:
-        raise ValueError(f"schema uses unsupported keyword(s) {sorted(unknown)} at {where(path)}")
+        raise ValueError(f"schema uses unsupported keyword(s) {sorted(unknown)}")
     if "$ref" in schema:
-        name = schema["$ref"].rsplit("/", 1)[-1]
-        return errors(value, root["$defs"][name], root, path)
+        target = root["$defs"][schema["$ref"].rsplit("/", 1)[-1]]
+        return _compiled(target, root)
+    checks = []
     wanted = schema.get("type")
     if wanted is not None:
         names = wanted if isinstance(wanted, list) else [wanted]
-        if not any(type_matches(value, n) for n in names):
-            return f"{where(path)}: {describe(value)}, expected {' or '.join(names)}"
-    if "enum" in schema and value not in schema["enum"]:
-        return f"{where(path)}: {value!r} is not one of {schema['enum']}"
-    if "const" in schema and value != schema["const"]:
-        return f"{where(path)}: {value!r}, expected {schema['const']!r}"
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if "minimum" in schema and value < schema["minimum"]:
-            return f"{where(path)}: {value} is below {schema['minimum']}"
-        if "maximum" in schema and value > schema["maximum"]:
-            return f"{where(path)}: {value} is above {schema['maximum']}"
-    if isinstance(value, str):
-        if "pattern" in schema and not re.search(schema["pattern"], value):
-            return f"{where(path)}: {value[:80]!r} does not match {schema['pattern']}"
-        if "minLength" in schema and len(value) < schema["minLength"]:
-            return f"{where(path)}: {value!r} is shorter than {schema['minLength']}"
-    if isinstance(value, dict):
-        for key in schema.get("required", []):
-            if key not in value:
-                return f"{where(path)}: no {key!r}"
-        properties = schema.get("properties", {})
+
+        def check_type(value, names=names):
+            if not any(type_matches(value, n) for n in names):
+                return [], f"{describe(value)}, expected {' or '.join(names)}"
+        checks.append(check_type)
+    if "enum" in schema:
+        enum = schema["enum"]
+        checks.append(lambda value: None if value in enum else ([], f"{value!r} is not one of {enum}"))
+    if "const" in schema:
+        const = schema["const"]
+        checks.append(lambda value: None if value == const else ([], f"{value!r}, expected {const!r}"))
+    if "minimum" in schema or "maximum" in schema:
+        low, high = schema.get("minimum"), schema.get("maximum")
+
+        def check_range(value):
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                if low is not None and value < low:
+                    return [], f"{value} is below {low}"
+                if high is not None and value > high:
+                    return [], f"{value} is above {high}"
+        checks.append(check_range)
+    if "pattern" in schema or "minLength" in schema:
+        pattern = re.compile(schema["pattern"]) if "pattern" in schema else None
+        shortest = schema.get("minLength")
+
+        def check_string(value):
+            if isinstance(value, str):
+                if pattern is not None and not pattern.search(value):
+                    return [], f"{value[:80]!r} does not match {pattern.pattern}"
+                if shortest is not None and len(value) < shortest:
+                    return [], f"{value!r} is shorter than {shortest}"
+        checks.append(check_string)
+    if "required" in schema or "properties" in schema or "additionalProperties" in schema:
+        required = schema.get("required", [])
+        properties = {k: _compiled(v, root) for k, v in schema.get("properties", {}).items()}
         extra = schema.get("additionalProperties", True)
-        for key, inner in value.items():
-            if key in properties:
-                problem = errors(inner, properties[key], root, path + (key,))
-            elif extra is False:
-                problem = f"{where(path)}: unknown key {key!r}"
-            elif isinstance(extra, dict):
-                problem = errors(inner, extra, root, path + (key,))
-            else:
-                problem = None
+        extra_check = _compiled(extra, root) if isinstance(extra, dict) else None
+
+        def check_object(value):
+            if not isinstance(value, dict):
+                return None
+            for key in required:
+                if key not in value:
+                    return [], f"no {key!r}"
+            for key, inner in value.items():
+                check = properties.get(key)
+                if check is not None:
+                    problem = check(inner)
+                elif extra is False:
+                    return [], f"unknown key {key!r}"
+                elif extra_check is not None:
+                    problem = extra_check(inner)
+                else:
+                    problem = None
+                if problem:
+                    problem[0].append(key)
+                    return problem
+        checks.append(check_object)
+    if "items" in schema:
+        item_check = _compiled(schema["items"], root)
+
+        def check_items(value):
+            if isinstance(value, list):
+                for index, item in enumerate(value):
+                    problem = item_check(item)
+                    if problem:
+                        problem[0].append(index)
+                        return problem
+        checks.append(check_items)
+
+    def check(value):
+        for one in checks:
+            problem = one(value)
             if problem:
                 return problem
-    if isinstance(value, list) and "items" in schema:
-        for index, item in enumerate(value):
-            problem = errors(item, schema["items"], root, path + (index,))
-            if problem:
-                return problem
-    return None
+        return None
+    return check
 
 
 def describe(value):

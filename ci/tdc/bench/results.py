@@ -111,7 +111,12 @@ def seconds_of(entry, path, run_name):
 
 def load(path):
     """Returns (context, [Result]) for one benchmark JSON file."""
-    data = read_json(path)
+    return parse(read_json(path), path)
+
+
+def parse(data, path):
+    """(context, [Result]) of one parsed benchmark JSON document (`path`
+    names it in messages)."""
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks", []), list):
         raise BadResults(f"{path}: not a Google Benchmark JSON file (no 'benchmarks' list)")
     context = checked_context(data, path)
@@ -158,6 +163,43 @@ def load(path):
     return context, results
 
 
+# The medians of a package's benchmarks, written beside them by ci/package
+# (bench/medians.json): a fleet merge reads this digest, not every
+# repetition of every series of every host.
+MEDIANS = "medians.json"
+
+
+def medians(paths):
+    """{series: {seconds, bytes_per_second, cv[, error]}} of the Google
+    Benchmark files at paths, a series being the benchmark's name less
+    "/manual_time" ("transfer/h2d/cuda:3/268435456"); the first file to name
+    a series wins. A file that is not benchmark output is left out (it is
+    still in the package, and its MANIFEST line)."""
+    documents = []
+    for path in paths:
+        try:
+            documents.append((path, read_json(path)))
+        except BadResults:
+            continue
+    return medians_of(documents)
+
+
+def medians_of(documents):
+    """medians() of already parsed (path, data) documents."""
+    series = {}
+    for path, data in documents:
+        try:
+            _, results = parse(data, path)
+        except BadResults:
+            continue
+        for result in results:
+            entry = {"seconds": result.seconds, "bytes_per_second": result.bytes_per_second, "cv": result.cv}
+            if result.error:
+                entry["error"] = one_line(result.error)[:200]
+            series.setdefault(result.run_name.replace("/manual_time", ""), entry)
+    return series
+
+
 def load_all(paths):
     results = []
     for path in paths:
@@ -172,4 +214,5 @@ def human_bytes(n):
     return f"{n} B"
 
 
-__all__ = ["BadResults", "Result", "load", "load_all", "human_bytes", "one_line"]
+__all__ = ["BadResults", "Result", "MEDIANS", "load", "load_all", "medians", "medians_of", "parse",
+           "human_bytes", "one_line"]

@@ -12,9 +12,9 @@ import io
 import json
 import math
 import os
-import re
 import tarfile
 import tempfile
+import xml.etree.ElementTree as ET
 
 from tdc.fleet import signing, upstream
 
@@ -77,7 +77,9 @@ class Package:
     def fail(self, check, device, message, prerequisite=None, twins=False):
         """Every test of `check` on `device` fails with message (a dependent
         when prerequisite names the check it depends on); the loopback
-        reference twins too only with twins=True. Returns how many."""
+        reference twins too only with twins=True. The summary, the per-check
+        junit.xml, the GoogleTest result and its ctest entry in
+        ctest-junit.xml all say so, as a run that failed would. Returns how many."""
         summary = self.json("summary.json")
         names = []
         for test in summary["tests"]:
@@ -87,32 +89,64 @@ class Package:
                 names.append(test["name"])
         if not names:
             return 0
-        text = self.files["junit.xml"].decode()
-        for name in names:
-            text = _fail_case(text, name, message)
-        self.files["junit.xml"] = _junit_totals(text, summary).encode()
+        chosen = set(names)
+        entries = {t.get("entry") for t in summary["tests"] if t["name"] in chosen and t.get("entry")}
+        self._edit_xml("junit.xml", lambda case: case.get("name") in chosen, _make_failure(message))
+        self._edit_xml("ctest-junit.xml", lambda case: case.get("name") in entries, _make_failure(message, ctest=True))
+        for name in self._gtest_files():
+            self._edit_xml(name, lambda case: _property(case, "test") in chosen, _make_failure(message))
         _recount(summary)
+        self._edit_xml("junit.xml", None, None, totals=summary)
         return len(names)
 
     def drop_tests(self, keep):
         """Removes every test for which keep(test) is false, from summary.json,
-        junit.xml and gtest/ alike (an 8-device loopback run's reference twins
-        on loopback:2..7, which a GPU host's twins, on two devices, never
-        have). Returns how many were dropped."""
+        junit.xml, gtest/ and (an entry left with no check) ctest-junit.xml
+        alike (an 8-device loopback run's reference twins on loopback:2..7,
+        which a GPU host's twins, on two devices, never have). Returns how
+        many were dropped."""
         summary = self.json("summary.json")
-        dropped = [t["name"] for t in summary["tests"] if not keep(t)]
-        if not dropped:
+        gone = {t["name"] for t in summary["tests"] if not keep(t)}
+        if not gone:
             return 0
-        gone = set(dropped)
+        entries_before = {t.get("entry") for t in summary["tests"] if t.get("entry")}
         summary["tests"] = [t for t in summary["tests"] if t["name"] not in gone]
-        text = self.files["junit.xml"].decode()
-        for name in dropped:
-            text = re.sub(r'\s*<testcase name="' + re.escape(_attr(name)) + r'"[^>]*?(/>|>.*?</testcase>)', "",
-                          text, count=1, flags=re.S)
-            self.files.pop(f"gtest/{name}.xml", None)
+        entries_after = {t.get("entry") for t in summary["tests"] if t.get("entry")}
+        emptied = entries_before - entries_after
+        self._edit_xml("junit.xml", lambda case: case.get("name") in gone, _REMOVE)
+        self._edit_xml("ctest-junit.xml", lambda case: case.get("name") in emptied, _REMOVE)
+        for name in self._gtest_files():
+            if not self._edit_xml(name, lambda case: _property(case, "test") in gone, _REMOVE):
+                del self.files[name]  # no testcase left in it
         _recount(summary)
-        self.files["junit.xml"] = _junit_totals(text, summary).encode()
-        return len(dropped)
+        self._edit_xml("junit.xml", None, None, totals=summary)
+        return len(gone)
+
+    def _gtest_files(self):
+        return [n for n in self.files if n.startswith("gtest/") and n.endswith(".xml")]
+
+    def _edit_xml(self, name, chosen, change, totals=None):
+        """Applies change(parent, case) to each <testcase> chosen(case) picks
+        in file `name` (if the package has it), then the <testsuite> counts
+        from `totals` (a summary); returns how many testcases remain."""
+        if name not in self.files:
+            return 0
+        root = ET.fromstring(self.files[name])
+        remaining = 0
+        for parent in [root, *root.iter()]:
+            for case in [c for c in parent if c.tag == "testcase"]:
+                if chosen is not None and chosen(case):
+                    change(parent, case)
+                if case in list(parent):
+                    remaining += 1
+        if totals is not None:
+            tests = totals["tests"]
+            for suite in [root] if root.tag == "testsuite" else root.iter("testsuite"):
+                suite.set("tests", str(len(tests)))
+                suite.set("failures", str(sum(t["status"] == "failed" for t in tests)))
+                suite.set("skipped", str(sum(t["status"] in ("skipped", "known_failure") for t in tests)))
+        self.files[name] = ET.tostring(root, encoding="utf-8", xml_declaration=True)
+        return remaining
 
     def scale_benchmarks(self, factor, device=None):
         """Benchmark rates on `device` (every device when None) times factor:
@@ -183,6 +217,12 @@ class Package:
         """The package as folder/<top>.tar.gz; with remanifest the MANIFEST is
         rewritten (a careful forger does that too), with sign_key re-signed,
         else any old signature is kept as it was."""
+        digest = f"bench/{upstream.bench_results.MEDIANS}"
+        if digest in self.files:  # the digest follows the benchmarks it was made from
+            documents = [(name, self.json(name)) for name in sorted(self.files)
+                         if name.startswith("bench/") and name.endswith(".json") and name != digest]
+            self.files[digest] = json.dumps(upstream.bench_results.medians_of(documents)).encode()
+            self._json.pop(digest, None)
         self._flush()
         if remanifest:
             self.files[packaging.MANIFEST] = "".join(
@@ -209,37 +249,30 @@ class Package:
         return path
 
 
-def _fail_case(text, name, message):
-    """ctest's JUnit testcase for `name`, made a failure with `message`."""
-    quoted = re.escape(_attr(name))
-    pattern = re.compile(r'(<testcase name="' + quoted + r'"[^>]*?)status="[a-z]+"([^>]*?)(/?)>')
-    failure = f'<failure message="{_attr(message)}"/>'
-
-    def replace(match):
-        head = f'{match.group(1)}status="fail"{match.group(2)}>'
-        return head + failure + ("</testcase>" if match.group(3) else "")
-    text, count = pattern.subn(replace, text, count=1)
-    if not count:
-        raise ValueError(f"junit.xml has no testcase {name!r}")
-    return text
-
-
-def _junit_totals(text, summary):
-    """The <testsuite>'s own counts, after the testcases changed."""
-    tests = summary["tests"]
-    counts = {"tests": len(tests), "failures": sum(t["status"] == "failed" for t in tests),
-              "skipped": sum(t["status"] in ("skipped", "known_failure") for t in tests)}
-
-    def header(match):
-        tag = match.group(0)
-        for key, value in counts.items():
-            tag = re.sub(rf'\b{key}="\d+"', f'{key}="{value}"', tag)
-        return tag
-    return re.sub(r"<testsuite [^>]*>", header, text, count=1)
+def _make_failure(message, ctest=False):
+    """change() for _edit_xml: the testcase becomes a failure with message
+    (ctest's JUnit also says so in its status attribute)."""
+    def change(parent, case):
+        for old in [c for c in case if c.tag in ("failure", "error", "skipped")]:
+            case.remove(old)
+        if ctest:
+            case.set("status", "fail")
+        if "result" in case.attrib:
+            case.set("result", "completed")
+        failure = ET.SubElement(case, "failure", message=message, type="")
+        failure.text = message
+    return change
 
 
-def _attr(text):
-    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;"))
+def _REMOVE(parent, case):
+    parent.remove(case)
+
+
+def _property(case, key):
+    for prop in case.iter("property"):
+        if prop.get("name") == key:
+            return prop.get("value")
+    return None
 
 
 def _recount(summary):

@@ -10,7 +10,7 @@ python3, does without."""
 import importlib
 
 from tdc import ROOT  # noqa: F401 - re-exported
-from tdc import names, packaging, results, verify  # noqa: F401 - re-exported
+from tdc import names, packaging, results, safeio, verify  # noqa: F401 - re-exported
 from tdc.bench import results as bench_results  # noqa: F401 - re-exported
 from tdc.cli import BAD_INPUT, Parser, run_main, whole  # noqa: F401 - re-exported
 from tdc.errors import InputError, one_line  # noqa: F401 - re-exported
