@@ -8,17 +8,18 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "tdc/config_error.h"
 #include "tdc/device_info.h"
 #include "tdc/discovery.h"
-#include "tdc/run_config.h"
+#include "tdc/entry_point.h"
+#include "tdc/process_guard.h"
 
 int main(int argc, char** argv) {
-  if (!tdc::prepare_run_or_report(&argc, argv)) return tdc::kConfigErrorExitCode;
-  if (argc > 1) {
-    std::cerr << "tdc_context: unknown argument '" << argv[1] << "'" << std::endl;
-    return tdc::kConfigErrorExitCode;
-  }
+  // Like every TDC program: --help, the early-exit guard, the run flags, one
+  // line and exit 2 for bad input (tdc/entry_point.h).
+  tdc::ProgramSpec spec;
+  spec.name = "tdc_context";
+  spec.summary = "what LibTorch and the loaded backends say about this host, as one JSON object";
+  if (const auto status = tdc::start_program(spec, &argc, argv)) return *status;
   const auto& host = tdc::host_devices();
   auto backends = nlohmann::ordered_json::array();
   for (const auto& backend : host.backends) {
@@ -38,5 +39,5 @@ int main(int argc, char** argv) {
                                           {"devices", devices}};
   // Replacement, not an exception: a vendor's name may hold bytes that are not UTF-8.
   std::cout << context.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
-  return 0;
+  tdc::finish_process(0);
 }
