@@ -89,8 +89,9 @@ tdc_check_torch_arg() {
 tdc_torch_prefix() {
   case "$1" in
     system) tdc_apt_install libtorch-dev; echo "" ;;
-    python) python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' ||
-              tdc_die "--torch=python: python3 cannot import torch" ;;
+    # python's own traceback would bury the one line that says what to do.
+    python) python3 -c 'import torch; print(torch.utils.cmake_prefix_path)' 2>/dev/null ||
+              tdc_die "--torch=python: $(command -v python3 || echo python3) cannot import torch: give a pip version (--torch=2.13.0, installed in a venv under ~/.cache/tdc), --torch=system (Debian's libtorch-dev) or a LibTorch prefix path (--torch=/path/to/libtorch)" ;;
     /*) tdc_check_torch_arg "$1"; echo "$1" ;;
     [0-9]*.*) tdc_torch_venv "$1" ;;
     *) tdc_die "--torch='$1': expected a version (2.13.0), 'system', 'python' or a CMake prefix path" ;;

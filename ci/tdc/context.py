@@ -3,7 +3,8 @@ that made a results folder. Host, OS, kernel, CPU; compiler, CMake,
 GoogleTest and Google Benchmark versions; LibTorch's version and build
 configuration; every device with the identity its backend exposes
 (bin/tdc_context); the environment variables that change which tests exist
-(cmake/discovery-environment.txt); the suite's git commit, whether the tree
+(cmake/discovery-environment.txt); the sustained run's seconds
+(TDC_SUSTAINED_SECONDS, as the suites read it); the suite's git commit, whether the tree
 was dirty, its suite version, the command line, and the run's id (which
 summary.json and the verdict repeat, so a file from another run is told apart).
 
@@ -142,6 +143,10 @@ def describe(build_dir, level=None, command_line="", run_id=None):
     cache = cmake_cache(build_dir)
     loopback = os.path.join(build_dir, "lib", "libtdc_loopback.so")
     host_devices = devices(build_dir, [])
+    # tdc_context's "settings": what the run used (TDC_SUSTAINED_SECONDS as
+    # the suites read it, its default included), not the raw environment.
+    settings = host_devices.pop("settings", None)
+    settings = settings if isinstance(settings, dict) else {}
     return {
         "run_id": run_id or new_run_id(),
         "host": socket.gethostname(),
@@ -159,6 +164,7 @@ def describe(build_dir, level=None, command_line="", run_id=None):
         if os.path.exists(loopback) else None,
         "environment": discovery_env.of(os.environ),
         "expect": os.environ.get("TDC_EXPECT", ""),
+        "sustained_seconds": settings.get("sustained_seconds"),
         "git": git_state(),
         "suite_version": suite_version(),
         "level": level,

@@ -1,6 +1,8 @@
 """GoogleTest's own XML: the metadata the fixtures record for each test
-(properties check, device, device_type, dtype, known_failure) and why it
-failed or skipped, which ctest's JUnit does not carry.
+(properties check, device, device_type, dtype, known_failure), what it
+measured (properties named measured.<name>, whose value is JSON: a number,
+or a matrix {"unit", "rows", "columns", "values"} with null where a cell has
+no value) and why it failed or skipped, which ctest's JUnit does not carry.
 
 A results folder's gtest/ is read recursively. A record is keyed by the
 `test` property of its <testcase> when present (every ctest entry is a batch
@@ -14,12 +16,14 @@ fault matrix and the verifier conclude.
 import os
 import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from tdc import junit, safeio
+from tdc import junit, results, safeio, schema
 from tdc.errors import InputError
 
 METADATA = ("check", "device", "device_type", "dtype", "known_failure")
+# A property named so carries a measurement (suites/qualification).
+MEASURED = "measured."
 # How many XML files a results folder may hold (a level-3 run on 8 devices
 # writes about 1,000).
 FILE_LIMIT = 100_000
@@ -36,6 +40,8 @@ class Record:
     text: str = ""         # every failure and skip message, whole
     isolation: str = ""    # batch, fallback (re-run alone after its batch died) or check
     seconds: float = 0.0
+    measurements: dict = field(default_factory=dict)  # name -> number
+    matrices: dict = field(default_factory=dict)      # name -> {"unit", "rows", "columns", "values"}
 
     @property
     def known_failure(self):
@@ -71,6 +77,32 @@ def properties_of(case):
     return {p.get("name"): p.get("value") or "" for p in case.iter("property") if p.get("name")}
 
 
+def measurements_of(properties, path):
+    """({name: number}, {name: matrix}) from the measured.<name> properties;
+    InputError for a value that is neither (a damaged result is never read
+    as one that measured nothing)."""
+    numbers, matrices = {}, {}
+    for key, text in properties.items():
+        if not key.startswith(MEASURED):
+            continue
+        name = key[len(MEASURED):]
+        where = f"{path}: measurement {key}"
+        value = safeio.parse_json(text, where)
+        if schema.type_matches(value, "number"):
+            numbers[name] = value
+            continue
+        # The summary's own definition: one rule for what a matrix is.
+        matrix = results.schema_of("summary")["$defs"]["matrix"]
+        problem = schema.errors(value, matrix) if isinstance(value, dict) else "not a number or a matrix"
+        if not problem and (len(value["values"]) != len(value["rows"]) or
+                            any(len(row) != len(value["columns"]) for row in value["values"])):
+            problem = "its values are not rows x columns"
+        if problem:
+            raise InputError(f"{where} is {problem if problem.startswith('not') else 'damaged: ' + problem}")
+        matrices[name] = value
+    return numbers, matrices
+
+
 def records_of_file(directory, relative):
     """The records of one GoogleTest XML file."""
     path = os.path.join(directory, relative)
@@ -97,11 +129,13 @@ def records_of_file(directory, relative):
             key = fallback
         else:
             continue
+        numbers, matrices = measurements_of(properties, path)
         records.append(Record(key=key, status=junit.status_of(case), reason=junit.reason_of(case),
                               path=relative, entry=properties.get("entry", ""),
                               isolation=properties.get("isolation", ""),
                               seconds=junit.seconds_of(case, path), text=junit.text_of(case),
-                              properties={k: v for k, v in properties.items() if k in METADATA}))
+                              properties={k: v for k, v in properties.items() if k in METADATA},
+                              measurements=numbers, matrices=matrices))
     return records
 
 

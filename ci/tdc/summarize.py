@@ -6,7 +6,9 @@ per-device table a lab can read.
                   [--level N] [--ctest-log FILE] [--selected FILE] [--out JSON] [--quiet]
   ci/summarize.py --junit FILE --counts-only      prints "<passed> <failed> <skipped>"
 
-Each failure carries its reason: GoogleTest's failure message, else the
+What a check measured (its measured.<name> properties: the sustained run's
+seconds, the level-3 bandwidth matrix) is kept with its test as numbers
+(`measurements`, `matrices`). Each failure carries its reason: GoogleTest's failure message, else the
 JUnit message, else the last meaningful line the entry printed (a crash, a
 timeout, a configuration error). Failures are grouped by root cause: a
 failure whose output has "prerequisite failed: ... (checked by Suite.Check...)"
@@ -83,6 +85,10 @@ def test_of(case, record, outcome=None):
             test[key] = properties[key]
     if record is not None and record.entry:
         test["entry"], test["isolation"] = record.entry, record.isolation
+    if record is not None and record.measurements:
+        test["measurements"] = record.measurements
+    if record is not None and record.matrices:
+        test["matrices"] = record.matrices
     if status == junit.FAILED:
         test["prerequisite"] = prerequisite_of(case, record)
     return test
@@ -183,8 +189,20 @@ def table(rows, title):
     return lines
 
 
+def matrix_lines(name, matrix):
+    """A measured matrix as nvbandwidth prints one: rows from, columns to."""
+    width = max([8] + [len(label) + 2 for label in matrix["rows"] + matrix["columns"]])
+    cell = lambda value: "N/A" if value is None else f"{value:.2f}"
+    lines = [f"{name} ({matrix['unit']}, rows from, columns to)",
+             "".join(f"{label:>{width}}" for label in ["from \\ to"] + matrix["columns"])]
+    for label, row in zip(matrix["rows"], matrix["values"]):
+        lines.append(f"{label:>{width}}" + "".join(f"{cell(value):>{width}}" for value in row))
+    return lines
+
+
 def console(summary):
-    """The lines a person reads: devices, then what is not a device."""
+    """The lines a person reads: devices, then what is not a device, then
+    the matrices a check measured."""
     lines = [""] + table(summary["devices"], "device")
     if summary["other"]:
         labels = {"host": "host-level checks", "expectation": "TDC_EXPECT checks"}
@@ -196,6 +214,9 @@ def console(summary):
     for test in summary["tests"]:
         if test["status"] == "known_failure":
             lines.append(f"KNOWN   {test['name']}: {test['message']}")
+    for test in summary["tests"]:
+        for name, matrix in sorted(test.get("matrices", {}).items()):
+            lines += [""] + matrix_lines(f"{test['name']}: {name}", matrix)
     if summary["wall_seconds"] is not None:
         lines.append(f"\nctest wall time: {summary['wall_seconds']:.1f} s")
     return lines

@@ -21,8 +21,10 @@ the package holds:
     least one passed, every check that ran on that device type present, and
     for level 1 every check of the list passed there (a skip is accepted
     only where the check needs a second device the run does not have);
-  - for level 3, TDC_EXPECT recorded, and the benchmark gate run with
-    --require-thresholds, passed;
+  - for level 3, TDC_EXPECT recorded, the benchmark gate run with
+    --require-thresholds, passed, and the sustained numerics run at least
+    tdc.levels.QUALIFICATION_SUSTAINED_SECONDS long (context.json's
+    sustained_seconds, and each expected device's result's measurement);
   - with --allowed-signers, a MANIFEST.sig that is a good signature over
     MANIFEST by a key the file allows for the host context.json names
     (unsigned, a bad signature or another host's signer: rejected).
@@ -250,7 +252,31 @@ def check_results(stage, level, context, summary, problems):
                                         NEEDS_ANOTHER_DEVICE.match(t["message"]) for t in instances):
                 problems.append(f"check {check} did not run on expected device {device}: "
                                 f"{instances[0]['status']} ({instances[0]['message'][:100]})")
+    if level == 3:
+        check_sustained_run(context, own, devices, problems)
     return devices
+
+
+def check_sustained_run(context, own, devices, problems):
+    """Level 3's sustained run lasted at least qualification's minimum: as
+    the run was set (context.json) and as each expected device's check
+    recorded it (its measured.sustained_seconds)."""
+    minimum = levels.QUALIFICATION_SUSTAINED_SECONDS
+    setting = context.get("sustained_seconds")
+    if setting is None:
+        problems.append("level 3: context.json does not say how long the sustained run was (sustained_seconds)")
+    elif setting < minimum:
+        problems.append(f"level 3: the sustained run was set to {setting} s (TDC_SUSTAINED_SECONDS); "
+                        f"qualification needs at least {minimum} s")
+    for device in devices:
+        for test in (t for t in own if t["device"] == device and t["check"] == levels.SUSTAINED_CHECK):
+            seconds = (test.get("measurements") or {}).get("sustained_seconds")
+            if seconds is None:
+                if test["status"] == "passed":
+                    problems.append(f"level 3: {test['name']} passed without recording its sustained seconds")
+            elif seconds < minimum:
+                problems.append(f"level 3: {test['name']} ran for {seconds:g} s; qualification needs at "
+                                f"least {minimum} s (TDC_SUSTAINED_SECONDS)")
 
 
 def waiver_tracker(test):

@@ -70,3 +70,12 @@ def test_statuses_of_a_whole_report(write):
                                '<error message="x"/></testcase><testcase name="b" classname="S" status="run"/>'
                                '</testsuite></testsuites>')
     assert gtest.statuses_of_report(path) == {"S.a/cpu": "failed", "S.b": "passed"}
+
+
+@pytest.mark.parametrize("value", ["soon", "[1, 2]", "&quot;ten&quot;", "NaN",
+                                   "{&quot;unit&quot;:&quot;GB/s&quot;,&quot;rows&quot;:[&quot;a&quot;],"
+                                   "&quot;columns&quot;:[&quot;a&quot;],&quot;values&quot;:[[1, 2]]}"])
+def test_a_damaged_measurement_is_an_error(write, tmp_path, value):
+    write("gtest/A.x.xml", gtest_text("A.x", {"measured.sustained_seconds": value}))
+    with pytest.raises(InputError, match="measurement measured.sustained_seconds"):
+        gtest.read_dir(str(tmp_path / "gtest"))

@@ -94,3 +94,29 @@ def test_a_failed_entry_whose_checks_all_passed_is_a_failure_of_its_own(write, t
     summary = build(write, junit_text(("placement@cpu", "fail", '<system-out>tdc_batch: refused\n</system-out>')),
                     [("placement@cpu", BATCH.format(fail=""))])
     assert [t["name"] for t in summary["tests"] if t["status"] == "failed"] == ["placement@cpu"]
+
+
+def test_measurements_are_kept_as_numbers(write):
+    """The level-3 checks' measured.<name> properties (the sustained run's
+    seconds, the d2d matrix) reach summary.json as numbers, and the summary
+    still matches its schema."""
+    from conftest import gtest_text
+    from tdc import results
+    matrix = ('{&quot;unit&quot;:&quot;GB/s&quot;,&quot;rows&quot;:[&quot;loopback:0&quot;,&quot;loopback:1&quot;],'
+              '&quot;columns&quot;:[&quot;loopback:0&quot;,&quot;loopback:1&quot;],'
+              '&quot;values&quot;:[[null,1.39],[1.44,null]]}')
+    summary = build(write, junit_text(("DeviceToDeviceBandwidth.MatrixIsCompleteAndExact", "run", ""),
+                                      ("SustainedNumerics.S/cpu", "run", "")),
+                    [("DeviceToDeviceBandwidth.MatrixIsCompleteAndExact",
+                      gtest_text("DeviceToDeviceBandwidth.MatrixIsCompleteAndExact",
+                                 {"measured.d2d_GBps.loopback": matrix})),
+                     ("SustainedNumerics.S/cpu", gtest_text("SustainedNumerics.S/cpu",
+                                                            {"measured.sustained_seconds": "10"}))])
+    by_name = {t["name"]: t for t in summary["tests"]}
+    assert by_name["DeviceToDeviceBandwidth.MatrixIsCompleteAndExact"]["matrices"]["d2d_GBps.loopback"]["values"] \
+        == [[None, 1.39], [1.44, None]]
+    assert by_name["SustainedNumerics.S/cpu"]["measurements"] == {"sustained_seconds": 10}
+    assert results.stamp(summary) and not results.schema.errors(results.stamp(summary), results.schema_of("summary"))
+    table = "\n".join(summarize.console(summary))
+    assert "d2d_GBps.loopback (GB/s, rows from, columns to)" in table
+    assert "  loopback:0         N/A        1.39" in table

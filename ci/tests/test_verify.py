@@ -56,3 +56,25 @@ def test_expected_devices_from_tdc_expect():
 def test_without_tdc_expect_the_nodes_own_devices_never_the_twins():
     own = [result("Placement.X/cpu", "passed"), result("Selection.Y", "passed", device="host", scope="host")]
     assert verify.expected_devices({"expect": ""}, own) == ["cpu"]
+
+
+def sustained(device, seconds, twin=False):
+    test = result(f"SustainedNumerics.SeedAndLinear1024MatchReference/{device}", "passed", twin, device)
+    test["check"] = "SustainedNumerics.SeedAndLinear1024MatchReference"
+    if seconds is not None:
+        test["measurements"] = {"sustained_seconds": seconds}
+    return test
+
+
+@pytest.mark.parametrize("setting, seconds, accepted", [
+    (10, 10, True),
+    (60, 60, True),
+    (1, 1, False),        # TDC_SUSTAINED_SECONDS=1: a level-3 run of 1 s qualifies nothing
+    (10, 1, False),       # the context says 10, the device's check ran 1
+    (None, 10, False),    # the context does not say
+    (10, None, False),    # a pass that recorded no seconds
+])
+def test_level_3_needs_the_minimum_sustained_run(setting, seconds, accepted):
+    problems = []
+    verify.check_sustained_run({"sustained_seconds": setting}, [sustained("cpu", seconds)], ["cpu"], problems)
+    assert (not problems) is accepted, problems

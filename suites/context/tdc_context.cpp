@@ -36,7 +36,9 @@ int main(int argc, char** argv) {
                                           {"libtorch_build_config", at::show_config()},
                                           {"accelerator", tdc::select_device().str()},
                                           {"backends", backends},
-                                          {"devices", devices}};
+                                          {"devices", devices},
+                                          // The settings a run used that the results depend on.
+                                          {"settings", {{"sustained_seconds", tdc::sustained_seconds()}}}};
   // Replacement, not an exception: a vendor's name may hold bytes that are not UTF-8.
   std::cout << context.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
   tdc::finish_process(0);

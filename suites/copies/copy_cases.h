@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,17 +28,20 @@ const std::vector<Shape>& copy_shapes();
 std::vector<c10::ScalarType> copyable_dtypes(c10::DeviceType type);
 
 // Collects case results; shows the first few failures in full so that a
-// broken copy path does not print thousands of lines, then the count.
+// broken copy path does not print thousands of lines, then the count, and
+// how the failures split by direction (the first word of a case's name).
 class CaseReport {
  public:
   void record(const std::string& name, const ::testing::AssertionResult& result);
-  // Adds the "N of M cases failed" line; call once at the end of the test.
+  // Adds the "N of M cases failed" and by-direction lines; call once at the
+  // end of the test.
   void finish() const;
   int cases() const { return cases_; }
 
  private:
   int cases_ = 0;
   int failed_ = 0;
+  std::map<std::string, std::pair<int, int>> by_direction_;  // direction -> (failed, cases)
 };
 
 // Every source layout into every destination layout with copy_(), and

@@ -42,8 +42,11 @@ TEST_P(MemoryLeak, TenThousandSeededAllocFreeCyclesReturnToBaseline) {
     twin.copy_(block);
   }
   const auto after = tdc::compat::device_memory_stats(device(), nullptr)->allocated;
-  EXPECT_EQ(after, baseline.allocated) << after - baseline.allocated << " bytes still allocated after "
-                                       << kCycles << " alloc/copy/free cycles";
+  EXPECT_EQ(after, baseline.allocated)
+      << after - baseline.allocated << " bytes still allocated after " << kCycles
+      << " alloc/copy/free cycles: the backend must return every freed block to its allocator (the"
+         " DataPtr's deleter frees it or gives it back to the pool) and take it off the allocated"
+         " statistics, so that they come back to the baseline (docs/backends.md, \"Allocator\")";
 }
 
 TDC_INSTANTIATE_DEVICE_TEST_SUITE(MemoryLeak);

@@ -1,16 +1,20 @@
 // Level 3: the seed's forward and a Linear(1024, 1024) forward, repeated on
-// the device for a set time (TDC_SUSTAINED_SECONDS, default 10), every result
-// checked against a float64 CPU reference. Catches what one forward cannot:
-// results that drift as the device warms up, clocks change or memory is reused.
+// the device for a set time (TDC_SUSTAINED_SECONDS, read and range-checked
+// with the run's settings: tdc/run_config.h), every result checked against a
+// float64 CPU reference. Catches what one forward cannot: results that drift
+// as the device warms up, clocks change or memory is reused. The seconds it
+// ran for are a measurement (measured.sustained_seconds), recorded before the
+// loop starts, which ci/verify holds against qualification's minimum.
 #include <ATen/ATen.h>
 #include <torch/nn/modules/linear.h>
 
 #include <chrono>
-#include <cstdlib>
 #include <string>
 
 #include "tdc/fixtures.h"
 #include "tdc/prerequisite.h"
+#include "tdc/result_journal.h"
+#include "tdc/run_config.h"
 #include "tdc/seed_model.h"
 #include "tdc/tolerance.h"
 
@@ -18,13 +22,9 @@ namespace {
 
 using SustainedNumerics = tdc::DeviceTest;
 
-double sustained_seconds() {
-  const char* text = std::getenv("TDC_SUSTAINED_SECONDS");
-  if (text == nullptr || *text == '\0') return 10.0;
-  char* end = nullptr;
-  const double seconds = std::strtod(text, &end);
-  return (*end == '\0' && seconds > 0) ? seconds : -1.0;
-}
+// What the check needs besides its sustained seconds (moving the models,
+// the references, the first forward) within TDC_TEST_TIMEOUT.
+constexpr int kSetUpSeconds = 10;
 
 // A forward whose output is checked, with its float64 reference.
 struct CheckedForward {
@@ -50,9 +50,13 @@ CheckedForward seed_forward() {
 }
 
 TEST_P(SustainedNumerics, SeedAndLinear1024MatchReference) {
-  const double seconds = sustained_seconds();
-  ASSERT_GT(seconds, 0) << "TDC_SUSTAINED_SECONDS='" << std::getenv("TDC_SUSTAINED_SECONDS")
-                        << "': expected a positive number of seconds";
+  const int seconds = tdc::sustained_seconds();  // prepare_run refused a bad value
+  const int timeout = tdc::test_timeout_seconds();
+  ASSERT_LE(seconds + kSetUpSeconds, timeout)
+      << "TDC_SUSTAINED_SECONDS=" << seconds << " does not fit in TDC_TEST_TIMEOUT=" << timeout
+      << " (the check needs its seconds plus " << kSetUpSeconds
+      << " to set up): raise TDC_TEST_TIMEOUT or lower TDC_SUSTAINED_SECONDS";
+  tdc::record_property("measured.sustained_seconds", std::to_string(seconds));
   CheckedForward forwards[] = {seed_forward(), wide_forward()};
   for (auto& forward : forwards) {
     TDC_MOVE_MODULE_OR_FAIL(*forward.model, device());
@@ -62,7 +66,8 @@ TEST_P(SustainedNumerics, SeedAndLinear1024MatchReference) {
   const auto tolerance = tdc::tolerance_for(at::kFloat);
 
   at::NoGradGuard no_grad;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  tdc::journal_step("sustained forwards on " + device().str() + " for " + std::to_string(seconds) + " s");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   long iterations = 0;
   do {
     for (int which = 0; which < 2; ++which) {
@@ -74,8 +79,7 @@ TEST_P(SustainedNumerics, SeedAndLinear1024MatchReference) {
     }
     ++iterations;
   } while (std::chrono::steady_clock::now() < deadline);
-  RecordProperty("sustained_iterations", std::to_string(iterations));
-  RecordProperty("sustained_seconds", std::to_string(seconds));
+  tdc::record_property("measured.sustained_iterations", std::to_string(iterations));
 }
 
 TDC_INSTANTIATE_DEVICE_TEST_SUITE(SustainedNumerics);

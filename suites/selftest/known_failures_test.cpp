@@ -49,6 +49,39 @@ TEST(KnownFailures, ReadsCategoryTrackerAndExpiry) {
   EXPECT_EQ(list.waivers()[0].expires, "2999-12-31");
 }
 
+// Fail closed, round 3, finding 8: an expiry is a calendar date, leap years
+// included; a version bound too large for an int is refused, not read.
+TEST(KnownFailures, ExpiryIsACalendarDate) {
+  const tdc::WaiverContext context{"2.13.0", "2026-01-01", false};
+  for (const char* date : {"2028-02-29", "2400-02-29", "2027-12-31", "2027-04-30"}) {
+    const auto line = std::string("A.* | cpu | * | r | dtype | t#1 | ") + date + "\n";
+    EXPECT_NO_THROW(tdc::WaiverList::parse(line, "w.txt", context)) << date;
+  }
+  for (const char* date : {"2027-02-30", "2026-02-30", "2027-02-29", "2100-02-29", "2027-04-31",
+                           "2027-00-10", "2027-13-01", "2027-01-00", "2027-1-01", "20270101"}) {
+    const auto line = std::string("A.* | cpu | * | r | dtype | t#1 | ") + date + "\n";
+    try {
+      tdc::WaiverList::parse(line, "w.txt", context);
+      ADD_FAILURE() << "accepted as a date: " << date;
+    } catch (const tdc::ConfigError& error) {
+      EXPECT_NE(std::string(error.what()).find("is not a calendar date"), std::string::npos) << error.what();
+    }
+  }
+}
+
+TEST(KnownFailures, VersionBoundsAreRefusedNotOverflowed) {
+  for (const char* bound : {"<99999999999", ">=2.1234567", "<2.0.0.1", "<2.", ">=", "<2.x", "~2.0"}) {
+    try {
+      tdc::WaiverList::parse(std::string("A.* | cpu | ") + bound + " | r\n", "w.txt", {"2.13.0", "", false});
+      ADD_FAILURE() << "accepted: " << bound;
+    } catch (const tdc::ConfigError& error) {
+      EXPECT_NE(std::string(error.what()).find("w.txt:1: version bound"), std::string::npos) << error.what();
+    }
+  }
+  const auto list = tdc::WaiverList::parse("A.* | cpu | >= 1.13, <999999.0 | r\n", "w.txt", {"2.13.0", "", false});
+  EXPECT_TRUE(list.waivers()[0].applies_to_this_torch);
+}
+
 TEST(KnownFailures, ReportsWhetherAWaiverMatchesAnyTest) {
   const auto list = tdc::WaiverList::parse(
       "Forward.*/cuda_0_float16 | cuda | * | a\nFroward.* | * | * | b\nForward.* | cdua | * | c\n"

@@ -30,3 +30,29 @@ tdc_add_selftest(NAME summarize_groups_failures_by_root_cause
   COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/summary_groups_root_causes.py")
 # selftest.fault_matrix_selects_by_metadata is registered with the fault
 # registry's self-tests (fault_checks.cmake, the loopback branch).
+
+# Failures that say more (issue "Results a CI system and a person can use",
+# finding 8), read from the results as ctest's entry (tdc_batch) writes them:
+# a hung copy is named as the check's last step, a corrupting copy names the
+# leg that broke, a leak says what the backend must do. (No ";" in a case:
+# it would split the list.)
+if(TARGET tdc_loopback)
+  set(loopback_env --env TDC_BACKEND_LIBS=$<TARGET_FILE:tdc_loopback>)
+  set(named_0 "${TDC_PRIVATEUSE1_NAME}_0")
+  set(device_0 "${TDC_PRIVATEUSE1_NAME}:0")
+  set(message_cases
+    "hang_copy_names_its_step|hang-copy|3|tdc_placement|Placement.RoundTrip16MiBIsExact/${named_0}|timed out after 3 s .*. last step: copy cpu -> ${device_0} \\(16 MiB\\)$"
+    "corrupt_copy_names_the_leg|corrupt-copy|120|tdc_placement|Placement.RoundTrip16MiBIsExact/${named_0}|round trip cpu -> ${device_0} -> cpu. .*the device -> host leg alone is exact .*so the host -> device copy changed the data"
+    "leak_says_what_to_free|leak|120|tdc_memory|MemoryLeak.TenThousandSeededAllocFreeCyclesReturnToBaseline/${named_0}|the backend must return every freed block to its allocator")
+  foreach(case IN LISTS message_cases)
+    tdc_split_fields("${case}" name fault timeout suite result message)
+    set(tests "${CMAKE_CURRENT_BINARY_DIR}/failure_messages/${name}.txt")
+    file(WRITE "${tests}" "${result}\n")
+    tdc_add_selftest(NAME failure_message.${name}
+      COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/failure_message.py"
+        --result "${result}" --message "${message}" ${loopback_env}
+        --env TDC_LOOPBACK_FAULT=${fault} --env TDC_TEST_TIMEOUT=${timeout}
+        -- $<TARGET_FILE:tdc_batch> --entry=selftest-${name} --tests=${tests}
+          --xml-dir=${CMAKE_CURRENT_BINARY_DIR}/failure_messages -- $<TARGET_FILE:${suite}>)
+  endforeach()
+endif()

@@ -8,7 +8,16 @@ set(bad_waivers
   "upper_case_device_type|${waivers}/upper_case_device_type.txt|upper_case_device_type.txt:2: device type 'CPU'"
   "bad_glob|${waivers}/bad_glob.txt|bad_glob.txt:2: test glob 'Forward.* has an unclosed"
   "expired|${waivers}/expired.txt|expired.txt:2: waiver expired on 2000-01-01"
+  # Fail closed, round 3, finding 8: no crash (std::out_of_range, rc 134;
+  # std::regex recursion on a 1 MB bound, rc 139) and no impossible date.
+  "version_overflow|${waivers}/version_overflow.txt|version_overflow.txt:2: version bound '<99999999999' is not like"
+  "version_megabyte|${CMAKE_CURRENT_BINARY_DIR}/waivers/megabyte_bound.txt|megabyte_bound.txt:2: version bound '<1111.*' \\(1048577 characters\\) is not like"
+  "not_a_date|${waivers}/not_a_date.txt|not_a_date.txt:2: expiry '2027-02-30' is not a calendar date"
 )
+# A bound of a million digits, made here rather than kept in the tree.
+string(REPEAT "1" 1048576 megabyte)
+file(WRITE "${CMAKE_CURRENT_BINARY_DIR}/waivers/megabyte_bound.txt"
+  "# A 1 MB version bound: refused in one short line.\nForward.* | cpu | <${megabyte} | huge bound (self-test)\n")
 tdc_add_rejection_selftests(waiver_rejected "${bad_waivers}"
   --env "TDC_KNOWN_FAILURES=@VALUE@" -- $<TARGET_FILE:tdc_forward> --gtest_list_tests)
 
@@ -21,6 +30,25 @@ tdc_add_selftest(NAME waiver_rejected.untracked_in_qualification
 tdc_add_selftest(NAME waiver_accepted.untracked_outside_qualification
   COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 0
     --env "TDC_KNOWN_FAILURES=${waivers}/untracked.txt" -- $<TARGET_FILE:tdc_forward> --gtest_list_tests)
+
+# The sabotaged guard fails both checks; a waiver that applies turns the
+# first into a known failure, the second fails either way (the run fails).
+set(waiver_probe "MismatchGuard.RejectsMetaInput/cpu:MismatchGuard.RejectsOutputOnAnotherDevice/cpu")
+# A real date is accepted, leap day included (the waived check reads as a known failure).
+tdc_add_selftest(NAME waiver_accepted.leap_day
+  COMMAND "${Python3_EXECUTABLE}" "${expect_failures}" --gtest $<TARGET_FILE:tdc_mismatch_guard_sabotaged>
+    --env TDC_KNOWN_FAILURES=${waivers}/leap_day.txt --gtest-filter "${waiver_probe}"
+    --must-skip "MismatchGuard.RejectsMetaInput/cpu" --must-fail "MismatchGuard.RejectsOutputOnAnotherDevice/cpu" --only)
+# The README: '*' in the versions field is every version; the control, a
+# bound no version meets, leaves the check failing.
+tdc_add_selftest(NAME waiver_accepted.star_is_every_version
+  COMMAND "${Python3_EXECUTABLE}" "${expect_failures}" --gtest $<TARGET_FILE:tdc_mismatch_guard_sabotaged>
+    --env TDC_KNOWN_FAILURES=${waivers}/every_version.txt --gtest-filter "${waiver_probe}"
+    --must-skip "MismatchGuard.RejectsMetaInput/cpu" --must-fail "MismatchGuard.RejectsOutputOnAnotherDevice/cpu" --only)
+tdc_add_selftest(NAME waiver_accepted.no_version_waives_nothing
+  COMMAND "${Python3_EXECUTABLE}" "${expect_failures}" --gtest $<TARGET_FILE:tdc_mismatch_guard_sabotaged>
+    --env TDC_KNOWN_FAILURES=${waivers}/no_version.txt --gtest-filter "${waiver_probe}"
+    --must-fail "MismatchGuard.RejectsMetaInput/cpu" --must-fail "MismatchGuard.RejectsOutputOnAnotherDevice/cpu" --only)
 
 # The README: an empty --known-failures= means no waivers.
 # The flag overrides a waiver file in the environment, so the waived check fails.
