@@ -51,8 +51,10 @@ function(_tdc_series out version)
   endif()
 endfunction()
 
-# A failing entry of every level: `message`, in one line, is its output.
-function(_tdc_refuse name message)
+# A failing entry of every level: the message (ARGN, concatenated), in one
+# line, is its output.
+function(_tdc_refuse name)
+  string(CONCAT message ${ARGN})
   tdc_read_level_rules("${_tdc_tdc_levels}")
   _tdc_all_level_labels(labels "conformance;level3")
   _tdc_refusing_entry("TdcConfiguration.${name}" "${_tdc_batch}" "${labels}" "${message}")

@@ -29,9 +29,11 @@ function(_tdc_owning_packages out)
 endfunction()
 
 set(_tdc_runtime_libraries ${_tdc_torch_libraries})
-if(TARGET benchmark::benchmark)
-  get_target_property(_tdc_benchmark_library benchmark::benchmark LOCATION)
-  list(APPEND _tdc_runtime_libraries "${_tdc_benchmark_library}")
+if(TDC_BUILD_BENCHMARKS AND benchmark_DIR)  # (bench/ found it; its targets are that folder's)
+  find_library(_tdc_benchmark_library benchmark HINTS "${benchmark_DIR}/../.." NO_DEFAULT_PATH)
+  if(_tdc_benchmark_library)
+    list(APPEND _tdc_runtime_libraries "${_tdc_benchmark_library}")
+  endif()
 endif()
 _tdc_owning_packages(_tdc_library_packages ${_tdc_runtime_libraries})
 # The LibTorch headers and CMake files, for vendors building on this TDC.
@@ -75,7 +77,7 @@ set(CPACK_DEBIAN_PACKAGE_DESCRIPTION
   "C++ conformance suite for LibTorch devices: every check of the suites,\n"
   "tdc_batch, the benchmarks, the loopback backend, the tools (tdc) and the CMake\n"
   "package (find_package(TDC)) vendors write their own checks on.\n"
-  "Built against LibTorch ${TDC_TORCH_VERSION} (${TDC_TORCH_VARIANT}) at ${_tdc_torch_library_dir};\n"
+  "Built against LibTorch ${TDC_TORCH_VERSION} (${TDC_TORCH_VARIANT}) at ${_tdc_torch_library_dir}:\n"
   "the programs look for it there, LD_LIBRARY_PATH overrides (see\n"
   "/usr/share/doc/tdc/install.md).")
 string(JOIN "" CPACK_DEBIAN_PACKAGE_DESCRIPTION ${CPACK_DEBIAN_PACKAGE_DESCRIPTION})
