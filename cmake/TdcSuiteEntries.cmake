@@ -148,10 +148,13 @@ function(_tdc_selects_nothing out base binary)
   set(${out} TRUE PARENT_SCOPE)
 endfunction()
 
+# LEVELS: the levels files whose rules label this suite's checks (TDC's
+# suites/levels.txt, and a vendor suite's own).
 function(tdc_suite_entries)
   cmake_parse_arguments(PARSE_ARGV 0 arg ""
     "BINARY;BATCH;PROGRAM;SHORT_NAME;PREFIX;LISTING;BATCHES_DIR;XML_DIR;PERCENT;LIST_TIMEOUT"
-    "LABELS;ENVIRONMENT;OVERRIDDEN;OWN_LIBRARIES;BACKEND_LIBRARIES")
+    "LABELS;ENVIRONMENT;OVERRIDDEN;OWN_LIBRARIES;BACKEND_LIBRARIES;LEVELS")
+  tdc_read_level_rules(${arg_LEVELS})
   _tdc_all_level_labels(every_level "${arg_LABELS}")
   if(NOT EXISTS "${arg_BINARY}")
     _tdc_refusing_entry("${arg_PREFIX}${arg_PROGRAM}_NOT_BUILT" "${arg_BATCH}" "${every_level}"

@@ -7,6 +7,13 @@ set(TDC_TORCH_VERSION "${Torch_VERSION}")
 if(NOT TDC_TORCH_VERSION)
   set(TDC_TORCH_VERSION "0")
 endif()
+# cpu or cuda: with the version, what names a LibTorch build (an installed
+# TDC's package name, the build its consumers must match: TDCConfig.cmake).
+if(TARGET torch_cuda OR TARGET c10_cuda OR TORCH_CUDA_LIBRARIES)
+  set(TDC_TORCH_VARIANT cuda)
+else()
+  set(TDC_TORCH_VARIANT cpu)
+endif()
 if(TDC_TORCH_VERSION VERSION_GREATER_EQUAL 2.0)
   set(TDC_CXX_STANDARD_FEATURE cxx_std_20)
 else()
@@ -52,7 +59,7 @@ Compiles the targets with tdc_core's precompiled LibTorch headers
 for shared libraries (position-independent code).
 #]=======================================================================]
 function(tdc_reuse_core_pch)
-  if(TDC_PRECOMPILED_HEADERS)
+  if(TDC_PRECOMPILED_HEADERS AND TARGET tdc_core)  # not from an installed TDC
     foreach(target IN LISTS ARGN)
       target_precompile_headers(${target} REUSE_FROM tdc_core)
     endforeach()

@@ -25,6 +25,7 @@ VERBS = {
     "side-by-side": "tdc.bench.side_by_side",
     "harness-overhead": "tdc.bench.harness_overhead",
     "level-times": "tdc.level_times",
+    "ctest-tree": "tdc.installed",
 }
 
 

@@ -22,7 +22,7 @@ import secrets
 import socket
 import subprocess
 
-from tdc import ROOT, cli, discovery_env, results
+from tdc import ROOT, cli, discovery_env, results, safeio
 from tdc.errors import InputError
 from tdc.fleet.allocation import slurm_context
 
@@ -113,19 +113,30 @@ def devices(build_dir, extra_args):
 
 @functools.lru_cache(maxsize=None)
 def suite_version():
-    """The project version plus a digest of the committed mustpass lists: two
-    trees with the same version verify each other's packages. (Read once per
-    process: a fleet merge asks for every package.)"""
+    """The project version (VERSION, in a tree and in an installed TDC) plus
+    a digest of the committed mustpass lists; ci/verify decides by the
+    version (tdc.versioning). Read once per
+    process: a fleet merge asks for every package."""
     digest = hashlib.sha256()
     for path in sorted(glob.glob(os.path.join(ROOT, "suites", "mustpass", "level*.txt"))):
         with open(path, "rb") as f:
             digest.update(os.path.basename(path).encode() + b"\0" + f.read())
-    with open(os.path.join(ROOT, "CMakeLists.txt"), encoding="utf-8") as f:
-        version = re.search(r"project\(tdc VERSION ([0-9.]+)", f.read())
-    return f"{version.group(1) if version else '0'}+{digest.hexdigest()[:12]}"
+    try:
+        with open(os.path.join(ROOT, "VERSION"), encoding="utf-8") as f:
+            version = f.read().strip()
+    except OSError:
+        version = "0"
+    return f"{version or '0'}+{digest.hexdigest()[:12]}"
 
 
 def git_state():
+    """The tree's commit and dirty state; an installed TDC has no tree and
+    says what its build recorded (share/tdc/source.json, cmake/TdcInstall.cmake)."""
+    recorded = os.path.join(ROOT, "source.json")
+    if os.path.isfile(recorded) and not os.path.exists(os.path.join(ROOT, ".git")):
+        state = safeio.load_json(recorded, "source.json", kind=dict)
+        return {"commit": state.get("commit"), "dirty": state.get("dirty"),
+                "dirty_files": list(state.get("dirty_files") or [])[:50]}
     commit = output(["git", "rev-parse", "HEAD"], cwd=ROOT)
     status = output(["git", "status", "--porcelain", "--untracked-files=normal"], cwd=ROOT)
     return {"commit": commit, "dirty": bool(status) if status is not None else None,

@@ -8,8 +8,8 @@ the package holds:
   - only files a package has (JUnit, summary, context, waivers, GoogleTest
     XML, benchmark results, STATEMENT), each readable and of its schema;
   - a STATEMENT with each field once, no unknown field, one line each;
-  - a run made from a clean tree, with this tree's suite version (or one
-    listed in suites/mustpass/compatible.txt), one run id throughout
+  - a run made from a clean tree, of this verifier's version series
+    (tdc/versioning.py: 0.MINOR before 1.0, MAJOR after), one run id throughout
     (context, summary, JUnit, STATEMENT), and no GoogleTest result for a
     test the summary does not list;
   - a run at least at the claimed level, with JUnit and summary agreeing on
@@ -35,7 +35,7 @@ import os
 import re
 import tempfile
 
-from tdc import ROOT, cli, context as context_module, gtest, junit, levels, names, packaging, results, safeio
+from tdc import cli, context as context_module, gtest, junit, levels, names, packaging, results, safeio, versioning
 from tdc.errors import InputError
 from tdc.fleet import signing
 
@@ -307,15 +307,9 @@ def check_context(stage, context, summary, statement, problems):
         problems.append(f"dirty tree: the run was made from a tree with uncommitted changes "
                         f"({', '.join(git['dirty_files'][:3]) or 'state unknown'})")
     mine, theirs = context_module.suite_version(), context["suite_version"]
-    compatible = []
-    try:
-        compatible = safeio.read_text(os.path.join(ROOT, "suites", "mustpass", "compatible.txt"),
-                                      "compatible.txt").split()
-    except InputError:
-        pass
-    if theirs != mine and theirs not in compatible:
-        problems.append(f"suite version {theirs} differs from this verifier's {mine} "
-                        "and suites/mustpass/compatible.txt does not list it")
+    why_not = versioning.incompatibility(mine, theirs)
+    if why_not:
+        problems.append(why_not)
     if statement.get("suite_version") not in (None, theirs):
         problems.append(f"STATEMENT suite_version {statement.get('suite_version')} is not the run's {theirs}")
     run_id = context["run_id"]

@@ -83,8 +83,15 @@ def memo_key(args):
     parts += [file_identity(path, by_content=True) for path in sorted(set(backends))]
     parts += [file_identity(path) for path in args.library]
     parts += [run + ";" + file_identity(run.split(",")[0]) for run in args.run]
-    waivers = os.environ.get("TDC_KNOWN_FAILURES", args.default_waivers)
-    parts.append(file_identity(waivers, by_content=True) if waivers else "waivers=none")
+    # The waiver files the binaries read: TDC_KNOWN_FAILURES when set, else
+    # each run's own (TDC_SUITE_KNOWN_FAILURES, a suite's; --default-waivers).
+    if "TDC_KNOWN_FAILURES" in os.environ:
+        files = [os.environ["TDC_KNOWN_FAILURES"]]
+    else:
+        files = [args.default_waivers] + [a.split("=", 1)[1] for run in args.run for a in run.split(",")[1:]
+                                          if a.startswith("TDC_SUITE_KNOWN_FAILURES=")]
+    for waivers in sorted(set(files)):
+        parts.append(file_identity(waivers, by_content=True) if waivers else "waivers=none")
     return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
 
 

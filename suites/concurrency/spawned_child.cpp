@@ -9,7 +9,9 @@
 #include "tdc/run_config.h"
 
 #include <ATen/ATen.h>
+#include <unistd.h>
 
+#include <climits>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,15 @@ std::vector<std::string> child_environment() {
   return kept;
 }
 
+// TDC_SEED_CHILD beside this program: a build's bin/ and an installed
+// TDC's libexec/tdc/ hold both, so no build path is compiled in.
+std::string seed_child() {
+  char self[PATH_MAX];
+  const auto length = readlink("/proc/self/exe", self, sizeof self - 1);
+  const std::string path = length > 0 ? std::string(self, static_cast<std::size_t>(length)) : "";
+  return path.substr(0, path.rfind('/') + 1) + TDC_SEED_CHILD;
+}
+
 std::string joined(const std::vector<std::string>& lines) {
   std::string text;
   for (const auto& line : lines) text += (text.empty() ? "" : " | ") + line;
@@ -42,7 +53,7 @@ TEST_P(SpawnedChild, RunsTheSeedForwardWhileThisProcessHoldsTheDevice) {
   const auto held = at::ones({kHeld}, at::TensorOptions().device(device()));
   ASSERT_EQ(held.sum().item<double>(), double(kHeld)) << "this process's own use of " << device();
 
-  std::vector<std::string> argv = {TDC_SEED_CHILD, "--devices=" + device().str()};
+  std::vector<std::string> argv = {seed_child(), "--devices=" + device().str()};
   for (const auto& library : tdc::run_config().backend_libraries) argv.push_back("--backend-lib=" + library);
   const auto outcome = tdc::run_program(argv, child_environment(), tdc::backend_timeout_seconds());
 
