@@ -12,5 +12,3 @@ tdc_add_rejection_selftests(summarize_rejects "${damaged_inputs}"
   -- "${Python3_EXECUTABLE}" "${summarize}" --junit=${damaged}/root_causes.xml @VALUE@)
 tdc_add_selftest(NAME summarize_groups_failures_by_root_cause
   COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/summary_groups_root_causes.py")
-tdc_add_selftest(NAME fault_matrix_selects_by_metadata
-  COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fault_matrix_selects_by_metadata.py")
