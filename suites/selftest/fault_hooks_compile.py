@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 
+from case_report import report
 from tdc import faults
 
 # Takes every hook's address, as faults/layer.cpp does.
@@ -44,10 +45,10 @@ def main():
     cases = []
     with tempfile.TemporaryDirectory() as tmp:
         code, out = compile_(args.cxx, args.include, hooks_source([hooks[0]]), tmp, "-fsyntax-only")
-        cases.append((f"a hook for registry fault {hooks[0]} compiles", code == 0, out))
+        cases.append((f"a hook for registry fault {hooks[0]} compiles", code == 0, out[-2000:]))
         code, out = compile_(args.cxx, args.include, hooks_source(["no_such_fault"]), tmp, "-fsyntax-only")
         cases.append(("a hook for a name the registry lacks does not compile",
-                      code != 0 and "no_such_fault" in out, out))
+                      code != 0 and "no_such_fault" in out, out[-2000:]))
 
         def link(hook_ids, name):
             objects = []
@@ -62,16 +63,12 @@ def main():
             return done.returncode, done.stdout + done.stderr
 
         code, out = link(hooks, "every_hook")
-        cases.append(("every registry fault with its hook links", code == 0, out))
+        cases.append(("every registry fault with its hook links", code == 0, out[-2000:]))
         missing = hooks[-1]
         code, out = link(hooks[:-1], "one_missing")
         cases.append((f"a registry fault without a hook ({missing}) does not link",
-                      code != 0 and missing in out, out))
-    problems = 0
-    for name, ok, detail in cases:
-        problems += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else ":\n" + detail[-2000:]))
-    return 1 if problems else 0
+                      code != 0 and missing in out, out[-2000:]))
+    return report(cases)
 
 
 if __name__ == "__main__":

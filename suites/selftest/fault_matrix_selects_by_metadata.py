@@ -9,6 +9,7 @@ text; its check globs become the ctest selection they name.
   PYTHONPATH=<root>/ci fault_matrix_selects_by_metadata.py"""
 import sys
 
+from case_report import report
 from fault_matrix import Check, ctest_regex, each, missing_messages, verdict_problems
 from tdc import faults
 
@@ -68,11 +69,7 @@ def main():
                     and len(race.checks("must_pass", "privateuseone")) == 1,
                     f"{race.checks('must_pass', 'loopback')} / {race.checks('must_pass', 'privateuseone')}"))
 
-    problems = 0
-    for name, ok, detail in results:
-        problems += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f": {detail}"))
-    return 1 if problems else 0
+    return report(results)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 
+from case_report import report
 from tdc import faults
 
 CLI = os.path.join(faults.ROOT, "ci", "faults")
@@ -119,11 +120,7 @@ def main():
         cases.append(("lists every fault", code == 0 and listed == {f.name for f in faults.load().faults},
                       f"exit {code}, {len(listed)} listed"))
 
-    problems = 0
-    for name, ok, detail in cases:
-        problems += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f": {detail}"))
-    return 1 if problems else 0
+    return report(cases)
 
 
 if __name__ == "__main__":
