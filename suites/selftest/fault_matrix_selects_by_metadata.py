@@ -2,10 +2,16 @@
 """The fault matrix decides what caught a fault from each test's recorded
 metadata, not from its name: a test named for loopback_0 whose XML says it ran
 on loopback:1 counts for index 1, a check that no failed test carries is a
-hole, and a test that left no metadata satisfies nothing."""
+hole, and a test that left no metadata satisfies nothing. A fault's
+message_contains holds only when a failed test of its checks printed the
+text; its check globs become the ctest selection they name.
+
+  PYTHONPATH=<root>/ci fault_matrix_selects_by_metadata.py"""
 import sys
 
-from fault_matrix import Check, each, verdict_problems  # this script's own folder
+from case_report import report
+from fault_matrix import Check, check_selection, each, missing_messages, verdict_problems
+from tdc import faults
 
 
 def main():
@@ -27,13 +33,43 @@ def main():
         ("no metadata satisfies nothing", [Check("Crashed.Z")],
          ["not failed: Crashed.Z (1 entries left no GoogleTest XML)"]),
     ]
-    problems = 0
+    results = []
     for name, checks, expected in cases:
         got = verdict_problems(checks, "failed", verdicts, metadata, "loopback")
-        ok = got == expected
-        problems += not ok
-        print(f"{'ok  ' if ok else 'FAIL'} {name}" + ("" if ok else f": got {got}, expected {expected}"))
-    return 1 if problems else 0
+        results.append((name, got == expected, f"got {got}, expected {expected}"))
+
+    failed = sorted(n for n, v in verdicts.items() if v == "failed")
+    outputs = {"loopback:Copies.X/loopback_0": "h2d int32 33x65: element 0 differs",
+               "loopback:Forward.Y/loopback_0_float32": "the output is on cpu"}
+    copies = [Check("Copies.X", 1)]
+    for name, texts, expected in [
+            ("a failure of its checks printed the text", ["h2d int32"], []),
+            ("a text no failure printed is a hole", ["h2d uint8"], ["no failure of its checks prints 'h2d uint8'"]),
+            ("a text printed by another check does not count", ["on cpu"],
+             ["no failure of its checks prints 'on cpu'"])]:
+        got = missing_messages(texts, failed, copies, metadata, outputs, "loopback")
+        results.append((name, got == expected, f"got {got}, expected {expected}"))
+
+    for globs, expected in [(None, None), ([], None),
+                            (["Copies.*"], "Copies.*"),
+                            (["Placement*", "DeviceDiscovery.EveryBackendEnumerates"],
+                             "Placement*:DeviceDiscovery.EveryBackendEnumerates")]:
+        got = check_selection(globs)
+        results.append((f"check globs {globs} select {expected}", got == expected, f"got {got}"))
+
+    registry = faults.load()
+    hang = registry.by_name("hang-copy")
+    results.append(("a registry row gives its checks, environment and selection",
+                    hang.checks("must_fail", "loopback") == [Check("Placement.ToLeavesSourceWhereItWas", 0)]
+                    and hang.env == {"TDC_TEST_TIMEOUT": "10"} and hang.runs == ["Placement*", "DeviceDiscovery*"],
+                    f"{hang.checks('must_fail', 'loopback')}, {hang.env}, {hang.runs}"))
+    race = registry.by_name("thread-race")
+    results.append(("a check not on a build is left out there",
+                    len(race.checks("must_pass", "loopback")) == 3
+                    and len(race.checks("must_pass", "privateuseone")) == 1,
+                    f"{race.checks('must_pass', 'loopback')} / {race.checks('must_pass', 'privateuseone')}"))
+
+    return report(results)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ endforeach()
 tdc_add_selftest(NAME summarize_groups_failures_by_root_cause
   COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/summary_groups_root_causes.py")
 # selftest.fault_matrix_selects_by_metadata is registered with the fault
-# registry's self-tests (fault_checks.cmake, the loopback branch).
+# registry's self-tests (fault_checks.cmake).
 
 # Failures that say more (issue "Results a CI system and a person can use",
 # finding 8), read from the results as ctest's entry (tdc_batch) writes them:
