@@ -12,6 +12,7 @@
 #include "tdc/discovery.h"
 #include "tdc/entry_point.h"
 #include "tdc/process_guard.h"
+#include "tdc/run_config.h"
 
 int main(int argc, char** argv) {
   // Like every TDC program: --help, the early-exit guard, the run flags, one

@@ -55,4 +55,25 @@ if(TARGET tdc_loopback)
         -- $<TARGET_FILE:tdc_batch> --entry=selftest-${name} --tests=${tests}
           --xml-dir=${CMAKE_CURRENT_BINARY_DIR}/failure_messages -- $<TARGET_FILE:${suite}>)
   endforeach()
+
+  # A batch that crashes or hangs partway loses no verdict (issue "Level 2 in
+  # seconds"): segfault-16mib kills the placement batch in its fourth check;
+  # the three before keep their passes, the rest run one process each, and
+  # only the crashing check fails, naming the signal. hang-copy hangs every
+  # placement check: each times out on its own, named. The no-fault run is
+  # the negative: the same expectations fail on a healthy backend.
+  set(batch_cases
+    "segfault_keeps_every_verdict|segfault-16mib|120|${TDC_PRIVATEUSE1_NAME}_|Placement.RoundTrip16MiBIsExact=crashed .signal 11: [^)]*. while running @TEST@|batch:passed,fallback:passed|FALSE"
+    "hang_keeps_every_verdict|hang-copy|3|${TDC_PRIVATEUSE1_NAME}_0$|Placement(AcrossDevices)?[.].*=timed out after 3 s .TDC_TEST_TIMEOUT. while running @TEST@|batch:failed,fallback:failed|FALSE"
+    "segfault_expectation_fails_without_the_fault|none|120|${TDC_PRIVATEUSE1_NAME}_|Placement.RoundTrip16MiBIsExact=crashed|batch:passed,fallback:passed|TRUE")
+  foreach(case IN LISTS batch_cases)
+    tdc_split_fields("${case}" name fault timeout instances broken isolations will_fail)
+    tdc_add_selftest(NAME batch.${name} TIMEOUT 300
+      COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/batch_keeps_every_verdict.py"
+        --list-from $<TARGET_FILE:tdc_placement> --instances "${instances}" --broken "${broken}"
+        --want-isolation "${isolations}" ${loopback_env}
+        --env TDC_LOOPBACK_FAULT=${fault} --env TDC_TEST_TIMEOUT=${timeout}
+        -- $<TARGET_FILE:tdc_batch> --entry=selftest-${name} --tests=@TESTS@ -- $<TARGET_FILE:tdc_placement>)
+    set_tests_properties(selftest.batch.${name} PROPERTIES WILL_FAIL ${will_fail})
+  endforeach()
 endif()
