@@ -160,13 +160,7 @@ class Package:
                 parts = entry.get("run_name", entry.get("name", "")).split("/")
                 if len(parts) < 3 or (device is not None and parts[2].split("->")[0] != device):
                     continue
-                if entry.get("aggregate_name") == "cv" or entry.get("aggregate_unit") == "percentage":
-                    continue
-                for key in ("real_time", "cpu_time"):
-                    if isinstance(entry.get(key), (int, float)):
-                        entry[key] = entry[key] / factor
-                if isinstance(entry.get("bytes_per_second"), (int, float)):
-                    entry["bytes_per_second"] = entry["bytes_per_second"] * factor
+                _scale(entry, factor)
 
     def equalise_devices(self):
         """Every device of a series gets the geometric mean of the devices'
@@ -194,13 +188,7 @@ class Package:
                         continue
                     factor = medians[device] / target   # > 1: slower than the mean, made faster
                     for entry in group:
-                        if entry.get("aggregate_name") == "cv" or entry.get("aggregate_unit") == "percentage":
-                            continue
-                        for key in ("real_time", "cpu_time"):
-                            if isinstance(entry.get(key), (int, float)):
-                                entry[key] = entry[key] / factor
-                        if isinstance(entry.get("bytes_per_second"), (int, float)):
-                            entry["bytes_per_second"] = entry["bytes_per_second"] * factor
+                        _scale(entry, factor)
 
     def bench_devices(self):
         found = set()
@@ -295,3 +283,15 @@ def _recount(summary):
                 and (t["prerequisite"] == test["name"] or test["name"].startswith(t["prerequisite"] + "/")
                      or t["prerequisite"] == test["check"])]})
     summary["failures_by_root_cause"] = failures
+
+
+def _scale(entry, factor):
+    """One benchmark entry's rate times factor: its times divided by it, its
+    bandwidth multiplied; a coefficient of variation (a percentage) is left."""
+    if entry.get("aggregate_name") == "cv" or entry.get("aggregate_unit") == "percentage":
+        return
+    for key in ("real_time", "cpu_time"):
+        if isinstance(entry.get(key), (int, float)):
+            entry[key] = entry[key] / factor
+    if isinstance(entry.get("bytes_per_second"), (int, float)):
+        entry["bytes_per_second"] = entry["bytes_per_second"] * factor
