@@ -47,7 +47,7 @@ def check_selection(globs):
 
 
 # The 256 MiB copies and the level-3 endurance runs would multiply every
-# row's time; the quick checks catch every fault (docs/conformance.md).
+# row's time; the quick checks catch every fault (docs/measurements.md has the runs).
 EXCLUDED_LABELS = "^(long|level3)$"
 
 
