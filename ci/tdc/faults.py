@@ -28,9 +28,10 @@ HOOKS_DIR = os.path.join(ROOT, "fixtures", "loopback", "faults")
 
 NAME = re.compile(r"^[a-z0-9]+(?:[-=][a-z0-9]+)*$")
 TOP_KEYS = {"about", "groups", "faults"}
-FAULT_KEYS = {"name", "group", "breaks", "notes", "env", "runs", "must_fail", "must_pass",
-              "not_applicable", "prerequisite_owner", "message_contains"}
-REQUIRED = ("name", "group", "breaks", "must_fail")
+FAULT_KEYS = {"name", "group", "breaks", "notes", "env", "runs", "must_fail", "must_pass", "must_skip",
+              "tolerated", "requirement", "not_applicable", "prerequisite_owner", "message_contains"}
+REQUIRED = ("name", "group", "breaks")
+KINDS = ("must_fail", "must_pass", "must_skip")
 CHECK_KEYS = {"check", "index", "dtype", "not_on"}
 
 
@@ -76,7 +77,12 @@ class Fault:
         self.not_applicable = dict(entry.get("not_applicable", {}))
         self.prerequisite_owner = entry.get("prerequisite_owner")
         self.message_contains = list(entry.get("message_contains", []))
-        self._checks = {kind: entry.get(kind, []) for kind in ("must_fail", "must_pass")}
+        # Why a conforming suite passes under it (LibTorch allows the
+        # behaviour): its must_pass checks are then what it proves.
+        self.tolerated = entry.get("tolerated", "")
+        # The section of docs/backends.md that states what it breaks.
+        self.requirement = entry.get("requirement", "")
+        self._checks = {kind: entry.get(kind, []) for kind in KINDS}
 
     @property
     def hook(self):
@@ -84,7 +90,7 @@ class Fault:
         return re.sub(r"[-=]", "_", self.name)
 
     def checks(self, kind, backend):
-        """The Checks of `kind` (must_fail, must_pass) that apply to the build
+        """The Checks of `kind` (must_fail, must_pass, must_skip) that apply to the build
         whose loopback is named `backend`: each index and dtype listed is one."""
         result = []
         for entry in self._checks[kind]:
@@ -160,7 +166,7 @@ def _validate(data, path):
         for key in REQUIRED:
             if key not in entry:
                 _fail(path, where, f"missing '{key}'")
-        for key in ("name", "group", "breaks", "notes"):
+        for key in ("name", "group", "breaks", "notes", "tolerated", "requirement"):
             if key in entry:
                 _expect(entry[key], str, path, f"{where}.{key}")
         if not NAME.match(entry["name"]):
@@ -184,12 +190,18 @@ def _validate(data, path):
                     _fail(path, f"{where}.{key}[{j}]", "is empty")
         if "prerequisite_owner" in entry:
             _expect(entry["prerequisite_owner"], str, path, f"{where}.prerequisite_owner")
-        for kind in ("must_fail", "must_pass"):
+        for kind in KINDS:
             _expect(entry.get(kind, []), list, path, f"{where}.{kind}")
             for j, check in enumerate(entry.get(kind, [])):
                 _validate_check(check, path, f"{where}.{kind}[{j}]")
-        if not entry["must_fail"]:
-            _fail(path, where, "no must_fail check: a fault that nothing must catch proves nothing")
+        # What the fault proves: a check fails, or skips saying why, or (a
+        # behaviour LibTorch allows, said in `tolerated`) the checks it would
+        # have broken still pass.
+        if entry.get("tolerated"):
+            if entry.get("must_fail") or not entry.get("must_pass"):
+                _fail(path, where, "a tolerated fault has must_pass checks and no must_fail check")
+        elif not entry.get("must_fail") and not entry.get("must_skip"):
+            _fail(path, where, "no must_fail (or must_skip) check: a fault that nothing must catch proves nothing")
 
 
 def _validate_check(check, path, where):
@@ -340,7 +352,12 @@ def format_markdown(registry, group=None):
         runs = ", ".join(f"`{g}`" for g in fault.runs) or "all loopback checks"
         na = "<br>".join(f"{b}: {r}" for b, r in fault.not_applicable.items())
         breaks = fault.breaks.replace("|", "\\|")
-        rows.append(f"| `{fault.name}` | {fault.group} | {breaks} | {_checks_text(fault, 'must_fail')} "
+        caught = _checks_text(fault, "must_fail")
+        if fault._checks["must_skip"]:
+            caught = "<br>".join(filter(None, [caught, "skips: " + _checks_text(fault, "must_skip")]))
+        if fault.tolerated:
+            caught = "none (tolerated: " + fault.tolerated.replace("|", "\\|") + ")"
+        rows.append(f"| `{fault.name}` | {fault.group} | {breaks} | {caught} "
                     f"| {_checks_text(fault, 'must_pass')} | {runs} | {env} | {na} |")
     return "\n".join(rows) + "\n"
 

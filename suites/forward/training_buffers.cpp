@@ -28,11 +28,23 @@ TEST_P(ForwardTraining, UpdatesBufferStatisticsLikeCpu) {
   EXPECT_EQ(output.device(), device());
   EXPECT_TRUE(tdc::all_close(output, expected, tdc::tolerance_for(at::kFloat))) << "output";
   const auto cpu_buffers = on_cpu->named_buffers();
+  const auto initial = tdc::make_model_with_buffers()->named_buffers();
   for (const auto& buffer : on_device->named_buffers()) {
     EXPECT_EQ(buffer.value().device(), device()) << buffer.key();
-    EXPECT_TRUE(tdc::all_close(buffer.value(), cpu_buffers[buffer.key()],
-                               tdc::tolerance_for(at::kFloat)))
-        << buffer.key() << " after one training step";
+    const auto& want = cpu_buffers[buffer.key()];
+    const auto close = tdc::all_close(buffer.value(), want, tdc::tolerance_for(at::kFloat));
+    if (close) continue;
+    // A buffer the step moved on the CPU but not on the device was never
+    // written back: name the cause, not just the numbers.
+    const auto& start = initial[buffer.key()];
+    const bool untouched = at::equal(buffer.value().cpu(), start) && !at::equal(want, start);
+    ADD_FAILURE() << buffer.key() << " after one training step: " << close.message()
+                  << (untouched ? "; it is still at its initial value, so the update never reached the device: "
+                                  "the CPU fallback does not write back arguments the schema does not mark as "
+                                  "written, so native_batch_norm needs a kernel of its own that updates "
+                                  "running_mean and running_var (docs/backends.md, \"Kernels, and what the CPU "
+                                  "fallback does not write back\")"
+                                : "");
   }
   EXPECT_NO_THROW(tdc::check_device_alignment(*on_device, {}, {output}, device()));
 }

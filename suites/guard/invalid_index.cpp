@@ -19,7 +19,9 @@ TEST_P(GuardInvalidIndex, RaisesAnErrorNamingTheIndex) {
   try {
     c10::DeviceGuard guard(beyond);
     ADD_FAILURE() << "DeviceGuard(" << beyond << ") was accepted with " << static_cast<int>(count)
-                  << " devices; current device now " << current_device(device().type());
+                  << " devices; current device now " << current_device(device().type())
+                  << ": the guard must reject an index at or past deviceCount() with a c10::Error "
+                  << "(exchangeDevice and setDevice: docs/backends.md, \"Device guard\")";
   } catch (const c10::Error& error) {
     const std::string message = error.what_without_backtrace();
     EXPECT_NE(message.find(std::to_string(count)), std::string::npos)

@@ -68,6 +68,16 @@ TEST_P(PinnedMemory, HostAllocatorStatisticsFollowPinnedAllocations) {
   {
     const auto pinned = tdc::compat::pin_memory_for(at::zeros({kBytes}, at::kByte), device());
     const auto during = *tdc::compat::host_memory_stats(device(), nullptr);
+    // Host statistics are optional (docs/backends.md, "Host allocator"): an
+    // allocator whose counters are all zero while a pinned block is live
+    // keeps none, which is a skip that says so. Counters that move wrongly,
+    // or not at all from a non-zero value, are a failure.
+    if (before->active_bytes == 0 && before->active_requests == 0 && during.active_bytes == 0 &&
+        during.active_requests == 0) {
+      GTEST_SKIP() << "the " << device().type() << " host allocator keeps no host-allocator statistics "
+                   << "(get_stats() all zero while a " << kBytes << "-byte pinned block is live); "
+                   << "TDC does not require them";
+    }
     EXPECT_GE(during.active_bytes - before->active_bytes, kBytes)
         << "active pinned bytes of the " << device().type() << " host allocator after pinning " << kBytes
         << " bytes: " << before->active_bytes << " -> " << during.active_bytes;

@@ -18,3 +18,26 @@ if(TARGET tdc_loopback)
       --include "${CMAKE_BINARY_DIR}/fixtures/loopback/generated"
     ENVIRONMENT "${tdc_python_path}")
 endif()
+
+# docs/backends.md and the checks stay in step: every check it names exists,
+# every fault with a `requirement` is named with its checks in that section.
+# Its negatives: the page with a check renamed, and without a section a
+# fault names (copies made here, from the page as it is).
+set(backends_doc "${PROJECT_SOURCE_DIR}/docs/backends.md")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${backends_doc}")
+file(READ "${backends_doc}" backends_text)
+string(REPLACE "GuardInvalidIndex.RaisesAnErrorNamingTheIndex" "GuardInvalidIndex.RaisesNothing"
+  renamed_text "${backends_text}")
+string(REPLACE "### Host allocator" "Host allocator" unsectioned_text "${backends_text}")
+set(backends_negatives "${CMAKE_CURRENT_BINARY_DIR}/backends_doc")
+file(WRITE "${backends_negatives}/renamed_check.md" "${renamed_text}")
+file(WRITE "${backends_negatives}/section_missing.md" "${unsectioned_text}")
+tdc_add_selftest(NAME backends_doc.names_the_checks
+  COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/backends_doc_checks.py")
+foreach(negative renamed_check section_missing)
+  tdc_add_selftest(NAME backends_doc.fails_with_${negative}
+    COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/backends_doc_checks.py"
+      --doc "${backends_negatives}/${negative}.md")
+  set_tests_properties(selftest.backends_doc.fails_with_${negative} PROPERTIES
+    PASS_REGULAR_EXPRESSION "FAILED: .*(GuardInvalidIndex.RaisesNothing|Host allocator)")
+endforeach()

@@ -62,10 +62,12 @@ def unnamed_failures(owner, failed, must_fail, metadata, outputs, backend):
                      and f"(checked by {owner}" in outputs.get(name, ""))]
 
 
-def missing_messages(texts, failed, must_fail, metadata, outputs, backend):
-    """'does not print ...' for each text no failed test of a must-fail check printed."""
-    caught = [name for name in failed
-              if any(check.matches(metadata.get(name, {}), backend) for check in must_fail)]
+def missing_messages(texts, shown, checks, metadata, outputs, backend):
+    """'does not print ...' for each text that no test of `checks` among
+    `shown` (the failed ones, and the skipped ones of must-skip checks)
+    printed."""
+    caught = [name for name in shown
+              if any(check.matches(metadata.get(name, {}), backend) for check in checks)]
     return [f"no failure of its checks prints {text!r}" for text in texts
             if not any(text in outputs.get(name, "") for name in caught)]
 
@@ -126,10 +128,13 @@ def main():
             continue
         must_fail = fault.checks("must_fail", backend)
         must_pass = fault.checks("must_pass", backend)
-        if not must_fail:
-            skipped = "; ".join(fault.skipped_checks("must_fail", backend))
-            print(f"{mode:<22} HOLE: no must-fail check applies on {backend} ({skipped})")
-            rows.append((mode, f"HOLE: no must-fail check applies on {backend}", []))
+        must_skip = fault.checks("must_skip", backend)
+        proof = must_pass if fault.tolerated else must_fail + must_skip
+        if not proof:
+            kinds = ("must_pass",) if fault.tolerated else ("must_fail", "must_skip")
+            skipped = "; ".join(c for kind in kinds for c in fault.skipped_checks(kind, backend))
+            print(f"{mode:<22} HOLE: no check that proves it applies on {backend} ({skipped})")
+            rows.append((mode, f"HOLE: no check that proves it applies on {backend}", []))
             holes += 1
             continue
         env = dict(os.environ, TDC_LOOPBACK_FAULT=mode, **fault.env)
@@ -145,14 +150,23 @@ def main():
             continue
         metadata = test_metadata(records, verdicts)
         failed = sorted(n for n, v in verdicts.items() if v == "failed")
-        problems = ["the run passed"] if code == 0 else []
+        # A fault that must fail a check must fail the run; one that only
+        # makes checks skip (or that LibTorch tolerates) must not.
+        problems = ["the run passed"] if code == 0 and must_fail else []
+        problems += ["the run failed" + (f": {', '.join(failed[:5])}" if failed else "")
+                     if code != 0 and not must_fail else ""]
+        problems = [p for p in problems if p]
         problems += verdict_problems(must_fail, "failed", verdicts, metadata, backend)
         problems += verdict_problems(must_pass, "passed", verdicts, metadata, backend)
-        problems += missing_messages(fault.message_contains, failed, must_fail, metadata, outputs, backend)
+        problems += verdict_problems(must_skip, "skipped", verdicts, metadata, backend)
+        shown = failed + sorted(n for n, v in verdicts.items() if v == "skipped")
+        problems += missing_messages(fault.message_contains, shown, must_fail + must_skip, metadata, outputs,
+                                     backend)
         problems += [f"does not name the prerequisite: {n}"
                      for n in unnamed_failures(fault.prerequisite_owner, failed, must_fail, metadata,
                                                outputs, backend)]
-        verdict = "caught" if not problems else "HOLE: " + "; ".join(problems)
+        caught = "tolerated, its checks pass" if fault.tolerated else "caught"
+        verdict = caught if not problems else "HOLE: " + "; ".join(problems)
         holes += bool(problems)
         print(f"{mode:<22} {verdict}  ({len(failed)} of {len(verdicts)} failed, {seconds:.0f} s)")
         for name in failed:

@@ -62,10 +62,12 @@ def main():
         with open(damaged, "w") as f:
             f.write('{"faults": [')
         refused = [
-            ("a fault without must-fail checks", "no must_fail check",
+            ("a fault without must-fail checks", "no must_fail (or must_skip) check",
              registry_with(tmp, "no_must_fail", lambda d: first(d).update(must_fail=[]))),
-            ("a fault missing must_fail", "missing 'must_fail'",
+            ("a fault missing must_fail", "no must_fail (or must_skip) check",
              registry_with(tmp, "missing_must_fail", lambda d: first(d).pop("must_fail"))),
+            ("a tolerated fault that must fail a check", "a tolerated fault has must_pass checks and no must_fail",
+             registry_with(tmp, "tolerated_must_fail", lambda d: first(d).update(tolerated="allowed"))),
             ("an unknown key", "unknown key 'mustfail'",
              registry_with(tmp, "unknown_key", lambda d: first(d).update(mustfail=[]))),
             ("an unknown check key", "unknown key 'devices'",
