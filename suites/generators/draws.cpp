@@ -1,8 +1,10 @@
 #include "draws.h"
 
 #include <ATen/ATen.h>
+#include <ATen/CPUGeneratorImpl.h>
 
 #include <mutex>
+#include <string>
 
 namespace tdc::generators {
 
@@ -23,5 +25,48 @@ void seed(at::Generator& generator, std::uint64_t value) {
 }
 
 bool same_values(const at::Tensor& a, const at::Tensor& b) { return at::equal(a.cpu(), b.cpu()); }
+
+namespace {
+
+// Runs `body` with the CPU's default generator seeded with `value`, then
+// puts its state back: a batch runs many checks in one process, and the
+// probe must not move the CPU sequence any other check sees.
+template <typename Body>
+void with_cpu_seed(std::uint64_t value, Body body) {
+  auto cpu = at::detail::getDefaultCPUGenerator();
+  at::Tensor saved;
+  {
+    std::lock_guard<std::mutex> lock(cpu.mutex());
+    saved = cpu.get_state();
+  }
+  seed(cpu, value);
+  body();
+  std::lock_guard<std::mutex> lock(cpu.mutex());
+  cpu.set_state(saved);
+}
+
+}  // namespace
+
+std::string repeat_problem(at::Generator& generator, const Draw& draw, const c10::Device& device) {
+  seed(generator, 1234);
+  const auto first = draw.draw(device);
+  seed(generator, 1234);
+  if (same_values(first, draw.draw(device))) return "";
+  std::string problem = std::string(draw.name) + ": seed 1234 twice gave two sequences";
+  at::Tensor a, b;
+  with_cpu_seed(555, [&] {
+    seed(generator, 1234);
+    a = draw.draw(device);
+  });
+  with_cpu_seed(555, [&] {
+    seed(generator, 1234);
+    b = draw.draw(device);
+  });
+  if (same_values(a, b)) {
+    problem += "; the draws follow the CPU generator (the CPU fallback ran them): register uniform_, normal_ "
+               "and random_ for PrivateUse1 using the device's generator (docs/backends.md, \"Random numbers\")";
+  }
+  return problem;
+}
 
 }  // namespace tdc::generators

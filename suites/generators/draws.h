@@ -27,6 +27,12 @@ void seed(at::Generator& generator, std::uint64_t value);
 // Same shape, dtype and every value (compared on the CPU).
 bool same_values(const at::Tensor& a, const at::Tensor& b);
 
+// Empty when seeding `generator` with 1234 twice repeats `draw` on `device`;
+// else why not, and when the draws follow the CPU's generator instead (the
+// CPU fallback ran them: probed by seeding the CPU generator alike, its
+// state restored after), what the backend must register.
+std::string repeat_problem(at::Generator& generator, const Draw& draw, const c10::Device& device);
+
 }  // namespace tdc::generators
 
 // In a test body: `generator` becomes the device's default generator, or the
