@@ -110,6 +110,14 @@ int run(const Options& options) {
     return fail(mismatch.what());
   }
   if (options.verbose) print_context();
+  // PyTorch's rule is right to pass over an unnamed backend; say why, once,
+  // so that "cpu" beside two loaded devices is not a mystery.
+  if (device.is_cpu()) {
+    if (const auto unnamed = tdc::unnamed_privateuse1_backend()) {
+      std::cerr << "device_select: note: cpu selected: " << *unnamed << std::endl;
+      if (options.verbose) std::cout << "note=\"" << *unnamed << "\"\n";
+    }
+  }
   std::cout << "selected_device=" << tdc::device_type_name(device.type()) << "\n"
             << "model_device=" << tdc::device_type_name(model->weight.device().type()) << "\n"
             << "input_device=" << tdc::device_type_name(inputs.device().type()) << "\n"

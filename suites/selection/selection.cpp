@@ -65,14 +65,7 @@ TEST_F(Selection, RegisteredPrivateUse1BackendIsCurrentAccelerator) {
   const auto report = tdc::select_device();
   if (report.compiled == c10::DeviceType::PrivateUse1) return;
   // 2.x only sees a PrivateUse1 backend as the accelerator once it has a name.
-  if (tdc::compat::has_accelerator_api() &&
-      tdc::device_type_name(c10::DeviceType::PrivateUse1) == "privateuseone") {
-    FAIL() << "the backend library registered a PrivateUse1 device guard but never named its "
-              "backend, so at::accelerator does not see it: call "
-              "c10::register_privateuse1_backend(\"<name>\") when the library loads "
-              "(docs/backends.md, \"Naming\"); "
-           << report.str();
-  }
+  if (const auto unnamed = tdc::unnamed_privateuse1_backend()) FAIL() << *unnamed << "; " << report.str();
   FAIL() << "a loaded PrivateUse1 backend must be the current accelerator; " << report.str();
 }
 
