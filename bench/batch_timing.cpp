@@ -67,10 +67,24 @@ void time_each_call(benchmark::State& state, const std::vector<c10::Device>& dev
   for (auto _ : state) {
     const auto started = Clock::now();
     call();
-    for (const auto& device : devices) compat::synchronize(device);
+    for (const auto& device : devices) compat::synchronize_current_stream(device);
     state.SetIterationTime(seconds_since(started));
   }
-  state.SetLabel("steady_clock per call, synchronized");
+  state.SetLabel("steady_clock per call, current stream synchronized");
+}
+
+}  // namespace tdc::bench
+
+namespace tdc::bench {
+
+void time_device_synchronize(benchmark::State& state, const c10::Device& device) {
+  compat::synchronize(device);
+  for (auto _ : state) {
+    const auto started = Clock::now();
+    compat::synchronize(device);
+    state.SetIterationTime(seconds_since(started));
+  }
+  state.SetLabel("steady_clock per call, synchronizeDevice of an idle device");
 }
 
 }  // namespace tdc::bench

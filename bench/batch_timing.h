@@ -41,8 +41,14 @@ void time_batches(benchmark::State& state, compat::IntervalTimer& timer, std::in
 }
 
 // Latency: one call per interval, timed on the host clock with the
-// synchronisation of `devices` a caller pays before it can use the result.
+// synchronisation a caller pays before it can use the result: the current
+// stream of each of `devices`, where the call's work went.
 void time_each_call(benchmark::State& state, const std::vector<c10::Device>& devices,
                     const std::function<void()>& call);
+
+// What one device-wide synchronisation (synchronizeDevice) of an idle
+// device costs: its own series (sync/device/<device>), so that latency is
+// not read as the cost of draining every stream.
+void time_device_synchronize(benchmark::State& state, const c10::Device& device);
 
 }  // namespace tdc::bench

@@ -226,6 +226,11 @@ void register_transfers(const Settings& settings) {
     add_transfer({"d2d", d, d}, settings);
     add_transfer({"clone", d, d, false, true}, settings);
     if (d.is_cpu()) continue;  // the host has no host-to-device copy
+    // A device-wide synchronise on its own (the latency series wait for the
+    // copy's stream only): on a backend that walks every pool stream it
+    // costs far more than a small copy, and must not be read as one.
+    add_series("sync/device/" + d.str(), d.str(), {0},
+               [d](benchmark::State& state, SeriesState&) { time_device_synchronize(state, d); });
     add_transfer({"h2d", kHost, d}, settings);
     add_transfer({"d2h", d, kHost}, settings);
     const auto& no_pinning = pinned_unsupported_reason();

@@ -37,6 +37,7 @@ KEYS = {
     "min_bandwidth_GBps": ("transfer", lambda p: p in COPY_PATTERNS, "steps"),
     "max_forward_us": ("forward", lambda p: bool(FORWARD_CASE.match(p)) or p == "*", "number"),
     "max_latency_us": ("latency", lambda p: bool(LATENCY_CASE.match(p)) or p == "*", "number"),
+    "max_sync_us": ("sync", lambda p: p in ("device", "*"), "number"),
 }
 FAMILY_KEY = {family: key for key, (family, _, _) in KEYS.items()}
 # Device types LibTorch knows (c10/core/DeviceType.h) plus the loopback
