@@ -33,10 +33,10 @@ tdc_add_selftest(NAME install.vendor_suite_builds_on_the_tarball
     --source "${PROJECT_SOURCE_DIR}" --other-torch-dir "${other_torch}"
   LABELS install TIMEOUT 2400)
 tdc_add_selftest(NAME install.readonly_prefix_runs_level2_with_the_vendor_suite
-  COMMAND "${Python3_EXECUTABLE}" "${install_checks}" readonly --work "${install_work}"
+  COMMAND "${Python3_EXECUTABLE}" "${install_checks}" readonly --work "${install_work}" --backend-name "${TDC_PRIVATEUSE1_NAME}"
   LABELS install TIMEOUT 3000)
 tdc_add_selftest(NAME install.loopback_faults_break_the_vendor_checks
-  COMMAND "${Python3_EXECUTABLE}" "${install_checks}" faults --work "${install_work}"
+  COMMAND "${Python3_EXECUTABLE}" "${install_checks}" faults --work "${install_work}" --backend-name "${TDC_PRIVATEUSE1_NAME}"
   LABELS install TIMEOUT 1200)
 set_tests_properties(selftest.install.prefix_and_packages PROPERTIES FIXTURES_SETUP tdc_install)
 set_tests_properties(selftest.install.layout_is_relocatable selftest.install.deb_runs_level1

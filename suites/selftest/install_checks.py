@@ -483,11 +483,12 @@ def readonly(args, problems):
         return
     summary = read_summary(results)
     by_name = {t["name"]: t for t in summary["tests"]}
-    for device in ("cpu", "loopback_0", "loopback_1"):
+    named = args.backend_name  # the loopback's device name on this build
+    for device in ("cpu", f"{named}_0", f"{named}_1"):
         test = by_name.get(f"{VENDOR_CHECKS[0]}/{device}")
         problems.expect(test and test["status"] == "passed", f"summary.json: {VENDOR_CHECKS[0]}/{device}: "
                         f"{test and test['status']}")
-    for device in ("loopback_0", "loopback_1"):
+    for device in (f"{named}_0", f"{named}_1"):
         test = by_name.get(f"{VENDOR_CHECKS[1]}/{device}")
         problems.expect(test and test["status"] == "passed", f"summary.json: {VENDOR_CHECKS[1]}/{device}: "
                         f"{test and test['status']}")
@@ -527,7 +528,7 @@ def faults(args, problems):
     shutil.rmtree(results, ignore_errors=True)
     done, _ = tdc(prefix, f"--state-dir={state}", "run", "--level=1", f"--results={results}", "--quiet",
                   env=loopback_env(prefix, TDC_LOOPBACK_FAULT="corrupt-copy"), timeout=900)
-    broken = f"{VENDOR_CHECKS[0]}/loopback_0"
+    broken = f"{VENDOR_CHECKS[0]}/{args.backend_name}_0"
     statuses = {t["name"]: t["status"] for t in read_summary(results)["tests"]} \
         if os.path.isfile(os.path.join(results, "summary.json")) else {}
     problems.expect(done.returncode == 1 and statuses.get(broken) == "failed",
@@ -549,7 +550,7 @@ def faults(args, problems):
                                               TDC_CHECKS=f"{VENDOR_CHECKS[1]}/*"), timeout=900)
     statuses = {t["name"]: t["status"] for t in read_summary(results)["tests"]} \
         if os.path.isfile(os.path.join(results, "summary.json")) else {}
-    broken = f"{VENDOR_CHECKS[1]}/loopback_1"
+    broken = f"{VENDOR_CHECKS[1]}/{args.backend_name}_1"
     problems.expect(done.returncode == 1 and statuses.get(broken) == "failed"
                     and statuses.get(f"{VENDOR_CHECKS[1]}/cpu") == "known_failure",
                     f"stream-alias: exit {done.returncode}, {statuses}")
@@ -562,6 +563,8 @@ def main():
     parser.add_argument("--work", required=True, help="the install self-tests' own folder")
     parser.add_argument("--build-dir", help="the TDC build")
     parser.add_argument("--source", help="TDC's source tree")
+    parser.add_argument("--backend-name", default="loopback",
+                        help="the loopback's device name on this build (privateuseone on LibTorch 1.13)")
     parser.add_argument("--other-torch-dir", default="", help="another LibTorch's Torch_DIR, for the mismatch")
     args = parser.parse_args()
     args.work = os.path.abspath(args.work)
