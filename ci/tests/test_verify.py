@@ -78,3 +78,20 @@ def test_level_3_needs_the_minimum_sustained_run(setting, seconds, accepted):
     problems = []
     verify.check_sustained_run({"sustained_seconds": setting}, [sustained("cpu", seconds)], ["cpu"], problems)
     assert (not problems) is accepted, problems
+
+
+def test_privateuseone_in_expect_is_the_marked_backend_beside_cuda():
+    # A CUDA build lists cuda beside the loaded PrivateUse1 backend; the mark
+    # from tdc_context says which one TDC_EXPECT's privateuseone stands for.
+    from tdc import verify
+    context = {"expect": "privateuseone:2", "devices": {"backends": [
+        {"name": "cuda", "device_count": 0, "privateuse1": False},
+        {"name": "loopback", "device_count": 2, "privateuse1": True}]}}
+    assert verify.expected_devices(context, []) == ["loopback:0", "loopback:1"]
+    # Without the mark, two backends name none of them: the alias stays.
+    for backend in context["devices"]["backends"]:
+        del backend["privateuse1"]
+    assert verify.expected_devices(context, []) == ["privateuseone:0", "privateuseone:1"]
+    # A context from before the mark, with the one backend: that one.
+    context["devices"]["backends"] = [{"name": "loopback", "device_count": 2}]
+    assert verify.expected_devices(context, []) == ["loopback:0", "loopback:1"]

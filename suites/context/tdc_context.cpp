@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
   auto backends = nlohmann::ordered_json::array();
   for (const auto& backend : host.backends) {
     backends.push_back(
-        {{"name", backend.name}, {"device_count", backend.device_count}, {"error", backend.error}});
+        {{"name", backend.name}, {"device_count", backend.device_count}, {"error", backend.error},
+         {"privateuse1", backend.type == c10::DeviceType::PrivateUse1}});
   }
   auto devices = nlohmann::ordered_json::array();
   for (const auto& info : tdc::describe_host_devices()) {
