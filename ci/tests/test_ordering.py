@@ -74,3 +74,17 @@ def test_the_schema_refuses_a_device_entry_it_does_not_know(write):
     summary["devices"]["cuda:0"]["ordring"] = "observed"
     with pytest.raises(InputError, match="ordring"):
         results.validate(summary, "summary", "summary.json")
+
+
+def test_verify_notes_each_device_whose_ordering_was_not_observed(monkeypatch, capsys):
+    from tdc import verify
+    summary = {"tests": [{}], "devices": {"loopback:0": {"ordering": ordering.OBSERVED},
+                                          "loopback:1": {"ordering": ordering.NOT_OBSERVED}, "cpu": {}}}
+    monkeypatch.setattr(verify, "verify", lambda *a: (1, {"product": "X1"}, summary, {"expect": ""},
+                                                       ["loopback:0", "loopback:1"]))
+    assert verify.run(["p.tar.gz"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("VERIFIED: p.tar.gz")
+    assert lines[1:] == ["note: loopback:1: ordering not observed: every operation completed before it returned"]
+    assert verify.run(["p.tar.gz", "--quiet"]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 1
