@@ -1,5 +1,6 @@
 """GoogleTest's own XML: the metadata the fixtures record for each test
-(properties check, device, device_type, dtype, known_failure), what it
+(properties check, device, device_type, dtype, known_failure), whether an
+ordering check saw work pending (ordering_observed, tdc.ordering), what it
 measured (properties named measured.<name>, whose value is JSON: a number,
 or a matrix {"unit", "rows", "columns", "values"} with null where a cell has
 no value) and why it failed or skipped, which ctest's JUnit does not carry.
@@ -18,7 +19,7 @@ import re
 import shutil
 from dataclasses import dataclass, field
 
-from tdc import junit, results, safeio, schema
+from tdc import junit, ordering, results, safeio, schema
 from tdc.errors import InputError
 
 METADATA = ("check", "device", "device_type", "dtype", "known_failure")
@@ -42,6 +43,7 @@ class Record:
     seconds: float = 0.0
     measurements: dict = field(default_factory=dict)  # name -> number
     matrices: dict = field(default_factory=dict)      # name -> {"unit", "rows", "columns", "values"}
+    ordering_observed: object = None                   # True / False (tdc.ordering), None: not an ordering check
 
     @property
     def known_failure(self):
@@ -135,7 +137,8 @@ def records_of_file(directory, relative):
                               isolation=properties.get("isolation", ""),
                               seconds=junit.seconds_of(case, path), text=junit.text_of(case),
                               properties={k: v for k, v in properties.items() if k in METADATA},
-                              measurements=numbers, matrices=matrices))
+                              measurements=numbers, matrices=matrices,
+                              ordering_observed=ordering.flag_of(properties, f"{path}: {key}")))
     return records
 
 

@@ -8,7 +8,9 @@ per-device table a lab can read.
 
 What a check measured (its measured.<name> properties: the sustained run's
 seconds, the level-3 bandwidth matrix) is kept with its test as numbers
-(`measurements`, `matrices`). Each failure carries its reason: GoogleTest's failure message, else the
+(`measurements`, `matrices`). Whether the ordering checks saw work pending
+(their ordering_observed property) is kept with each test and, per device,
+as the device's `ordering` (tdc.ordering). Each failure carries its reason: GoogleTest's failure message, else the
 JUnit message, else the last meaningful line the entry printed (a crash, a
 timeout, a configuration error). Failures are grouped by root cause: a
 failure whose output has "prerequisite failed: ... (checked by Suite.Check...)"
@@ -19,7 +21,7 @@ import collections
 import re
 import xml.etree.ElementTree as ET
 
-from tdc import cli, ctest, gtest, junit, names, results, safeio
+from tdc import cli, ctest, gtest, junit, names, ordering, results, safeio
 from tdc.errors import InputError
 
 PREREQUISITE = re.compile(r"^\s*prerequisite failed: .*\(checked by ([^)\s]+)\)", re.MULTILINE)
@@ -89,6 +91,8 @@ def test_of(case, record, outcome=None):
         test["measurements"] = record.measurements
     if record is not None and record.matrices:
         test["matrices"] = record.matrices
+    if record is not None and record.ordering_observed is not None:
+        test[ordering.PROPERTY] = record.ordering_observed
     if status == junit.FAILED:
         test["prerequisite"] = prerequisite_of(case, record)
     return test
@@ -167,13 +171,16 @@ def build(cases, records, context, seconds, level, outcomes=None, selected=None,
         (devices if test["scope"] == "device" else other)[
             test["device"] if test["scope"] == "device" else test["scope"]][test["status"]] += 1
     matched = sum(1 for test in tests if test["metadata"])
+    devices = {d: dict(c) for d, c in sorted(devices.items())}
+    for device, verdict in ordering.by_device(tests).items():
+        devices[device]["ordering"] = verdict
     return {
         "run_id": context.get("run_id"),
         "level": level if level is not None else context.get("level"),
         "context": context,
         "wall_seconds": seconds,
         "totals": dict(totals),
-        "devices": {d: dict(c) for d, c in sorted(devices.items())},
+        "devices": devices,
         "other": {d: dict(c) for d, c in sorted(other.items())},
         "gtest": {"records": len(records), "matched": matched},
         "failures_by_root_cause": failures_by_root_cause(tests),
@@ -204,6 +211,7 @@ def console(summary):
     """The lines a person reads: devices, then what is not a device, then
     the matrices a check measured."""
     lines = [""] + table(summary["devices"], "device")
+    lines += ordering.lines(summary["devices"])
     if summary["other"]:
         labels = {"host": "host-level checks", "expectation": "TDC_EXPECT checks"}
         lines += [""] + table({labels.get(k, k): v for k, v in summary["other"].items()}, "not a device")

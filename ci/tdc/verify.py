@@ -28,6 +28,8 @@ the package holds:
   - with --allowed-signers, a MANIFEST.sig that is a good signature over
     MANIFEST by a key the file allows for the host context.json names
     (unsigned, a bad signature or another host's signer: rejected).
+A VERIFIED package whose summary says a device's ordering checks passed
+without seeing work pending (tdc.ordering) gets a `note:` line naming it.
 Exit 1: REJECTED, every problem on its own line. Exit 2: not a readable
 package (one line: not gzip, truncated, a CRC error, trailing data, too
 large expanded, links, `..` or non-UTF-8 names, a member twice)."""
@@ -35,7 +37,7 @@ import os
 import re
 import tempfile
 
-from tdc import cli, context as context_module, gtest, junit, levels, names, packaging, results, safeio, versioning
+from tdc import cli, context as context_module, gtest, junit, levels, names, ordering, packaging, results, safeio, versioning
 from tdc.errors import InputError
 from tdc.fleet import signing
 
@@ -444,6 +446,9 @@ def run(argv):
                 "accelerator is present")
     print(f"VERIFIED: {os.path.basename(args.package)}: level {level}, product {statement.get('product')}, "
           f"{len(summary['tests'])} results; devices covered: {', '.join(devices) or 'none'} ({coverage})")
+    if not args.quiet:
+        for device in ordering.unobserved(summary["devices"]):
+            print(f"note: {device}: ordering {ordering.NOT_OBSERVED}")
     return 0
 
 

@@ -55,6 +55,25 @@ def test_a_small_results_folder_makes_a_page_naming_its_failure(tmp_path):
     assert "http://" not in page.replace("http://www.w3.org/2000/svg", "") and "https://" not in page
 
 
+def test_the_page_says_per_device_whether_ordering_was_observed(tmp_path):
+    """summary.json's devices[d].ordering (tdc.ordering), one row per device that has it."""
+    tests = [{"name": f"AsyncCopies.A/loopback_{i}", "check": "AsyncCopies.A", "device": f"loopback:{i}",
+              "status": "passed", "seconds": 0.1, "message": "", "twin": False, "scope": "device",
+              "metadata": True} for i in (0, 1)]
+    counts = {"passed": 1, "failed": 0, "skipped": 0, "known_failure": 0}
+    (tmp_path / "summary.json").write_text(json.dumps({"tests": tests, "devices": {
+        "loopback:0": dict(counts, ordering="observed"),
+        "loopback:1": dict(counts, ordering="not observed: every operation completed before it returned"),
+        "cpu": counts}}))
+    code, stdout, stderr = run(REPORT, str(tmp_path))
+    assert code == 0, stderr
+    page = open(stdout.strip()).read()
+    rows = page.split('id="ordering-table"')[1].split("</table>")[0]
+    assert 'data-device="loopback:0"' in rows and ">observed<" in rows
+    assert "not observed: every operation completed before it returned" in rows
+    assert 'data-device="cpu"' not in rows
+
+
 def test_a_night_of_tasks_without_packages_is_still_a_matrix(tmp_path):
     (tmp_path / "tasks.json").write_text(json.dumps([{
         "host": f"n{i}", "build": "2.13.0", "job_id": "1", "array_task_id": i, "state": state, "exit_code": None,

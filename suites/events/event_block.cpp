@@ -5,7 +5,7 @@
 
 namespace {
 
-using EventBlock = tdc::StreamTest;
+using EventBlock = tdc::OrderingTest;
 
 TEST_P(EventBlock, ConsumerStreamWaitsForTheProducersEvent) {
   const auto producer = pool_stream();

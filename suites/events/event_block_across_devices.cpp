@@ -6,7 +6,7 @@
 
 namespace {
 
-using EventBlockAcrossDevices = tdc::WithSiblingDevice<tdc::StreamTest>;
+using EventBlockAcrossDevices = tdc::WithSiblingDevice<tdc::OrderingTest>;
 
 TEST_P(EventBlockAcrossDevices, StreamOfAnotherIndexWaitsForTheEvent) {
   const auto producer = pool_stream();

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "tdc/compat/events.h"
+#include "tdc/ordering_observation.h"
 #include "tdc/patterns.h"
 
 namespace tdc::events {
@@ -50,6 +51,9 @@ Handoff hand_over(const c10::Stream& producer, const c10::Stream& consumer, Stag
     h.consumed.copy_(h.produced, /*non_blocking=*/true);
     h.received.copy_(h.consumed, /*non_blocking=*/true);
   }
+  // Still pending here on an asynchronous backend: the wait had work to wait for.
+  tdc::ordering::peek(ready);
+  tdc::ordering::peek(consumer);
   consumer.synchronize();
   producer.synchronize();
   return h;

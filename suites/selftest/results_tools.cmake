@@ -33,6 +33,16 @@ tdc_add_selftest(NAME summarize_groups_failures_by_root_cause
 # selftest.fault_matrix_selects_by_metadata is registered with the fault
 # registry's self-tests (fault_checks.cmake).
 
+# The ordering checks say whether they saw work pending (issue 21, finding
+# 9): observed on the delayed loopback, "not observed: every operation
+# completed before it returned" on the synchronous one, nothing for the cpu.
+if(TARGET tdc_loopback)
+  tdc_add_selftest(NAME ordering_observed_per_device TIMEOUT 600
+    COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/ordering_observed.py"
+      --streams $<TARGET_FILE:tdc_streams> --events $<TARGET_FILE:tdc_events>
+      --loopback $<TARGET_FILE:tdc_loopback> --summarize "${PROJECT_SOURCE_DIR}/ci/summarize.py")
+endif()
+
 # Failures that say more (issue "Results a CI system and a person can use",
 # finding 8), read from the results as ctest's entry (tdc_batch) writes them:
 # a hung copy is named as the check's last step, a corrupting copy names the

@@ -24,6 +24,7 @@ TEST_P(DeviceSynchronize, DrainsEveryStream) {
     if (i > 0) first_trips.push_back(queue_round_trip(streams[i], 150 + i));
     trips.push_back(queue_round_trip(streams[i], 50 + i));
   }
+  for (const auto& stream : streams) tdc::ordering::peek(stream);
   tdc::compat::synchronize_device(device());
   for (std::size_t i = 0; i < streams.size(); ++i) {
     EXPECT_TRUE(streams[i].query()) << "stream " << streams[i].id() << " of " << device()

@@ -22,7 +22,7 @@ struct RoundTrip {
   at::Tensor destination;  // host, staged
 };
 
-class AsyncCopyTest : public StreamTest {
+class AsyncCopyTest : public OrderingTest {
  protected:
   RoundTrip queue_round_trip(const c10::Stream& stream, std::uint64_t salt) const {
     RoundTrip trip;

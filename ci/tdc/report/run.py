@@ -5,7 +5,8 @@ context.json and bench/ (what ci/conformance leaves).
 It has the run's counts; failures by root cause, dependents folded under
 them; a device x check grid coloured by status (a cell folds the check's
 instances on that device, as in the fleet matrix), whose cells show their
-message and tests when clicked; the waivers applied with tracker and expiry;
+message and tests when clicked; per device, whether its ordering checks
+observed ordering (tdc.ordering); the waivers applied with tracker and expiry;
 bandwidth and latency charts per device; the environment; every test.
 Exit status 0 (prints the path), 2 bad input (one line)."""
 import json
@@ -138,6 +139,15 @@ def root_causes(summary, tests):
     return list(listed.values())
 
 
+def ordering_of(summary):
+    """[(device, what its ordering checks saw)] from summary.json's devices,
+    in device order; a device without `ordering` (none of them ran) is left out."""
+    devices = summary.get("devices") if isinstance(summary.get("devices"), dict) else {}
+    found = [(d, entry["ordering"]) for d, entry in devices.items()
+             if isinstance(entry, dict) and isinstance(entry.get("ordering"), str)]
+    return sorted(found, key=lambda item: device_order(item[0]))
+
+
 def bench_results(results_dir):
     reader = upstream.bench_results
     found = []
@@ -202,6 +212,7 @@ def view(results_dir):
             "subtitle": subtitle, "statuses": STATUSES, "totals": totals, "tests": tests,
             "problems": problems, "root_causes": root_causes(summary, tests), "devices": devices,
             "checks": checks, "grid": grid, "cells": details, "waivers": waivers_of(tests),
+            "ordering": ordering_of(summary), "ordering_observed": upstream.ordering.OBSERVED,
             "charts": bench_charts, "environment": flatten(context),
             "environment_line": environment_line(context)}
 

@@ -212,6 +212,10 @@ CASES = [
          "has two results", make=with_gtest({"a.xml": GTEST_OK.format(test="T"), "b.xml": GTEST_OK.format(test="T")})),
     Case("summarize", "a 1 GB GoogleTest XML file", ["--junit={h}/passing.xml", "--gtest-dir={t}/gtest"], 2,
          "refused unread", make=lambda t: (os.makedirs(f"{t}/gtest"), sparse_gigabyte(f"{t}/gtest", "A.x.xml"))),
+    Case("summarize", "ordering_observed neither yes nor no", ["--junit={h}/passing.xml", "--gtest-dir={t}/gtest"], 2,
+         "property ordering_observed='maybe', expected yes or no",
+         make=with_gtest({"a.xml": GTEST_OK.format(test="T").replace(
+             "</properties>", '<property name="ordering_observed" value="maybe"/></properties>')})),
     Case("summarize", "--gtest-dir missing", ["--junit={h}/passing.xml", "--gtest-dir={t}/none"], 2, "does not exist"),
 
     # --- verdict: its answer is the JSON on stdout; bad flags are one stderr line ---
