@@ -41,8 +41,12 @@ def test_devices_apart_from_what_is_not_a_device(write):
     summary = build(write, junit_text(
         ("Selection.PicksCpu", "run", ""), ("DeviceExpectation.IsPresent/loopback_at_least_2", "run", ""),
         ("Placement.AVeryLongCheckNameThatWouldBreakAFixedColumn/mybackend_12", "run", ""),
-        ("Placement.X/cpu", "run", "")))
-    assert sorted(summary["devices"]) == ["cpu", "mybackend:12"]
+        ("Placement.X/cpu", "run", ""),
+        # dtype-suffixed instances are of their device, never a device of their own
+        # (issue 23, finding 4: cpu_bfloat16 was listed as a device).
+        ("Forward.Seed/cpu_bfloat16", "run", ""), ("loopback:Forward.Seed/loopback_0_float16", "run", "")))
+    assert sorted(summary["devices"]) == ["cpu", "loopback:0", "mybackend:12"]
+    assert summary["devices"]["cpu"]["passed"] == 2 and summary["devices"]["loopback:0"]["passed"] == 1
     assert sorted(summary["other"]) == ["expectation", "host"]
     lines = summarize.console(summary)
     rows = [l for l in lines if l.startswith(("cpu", "mybackend:12", "host-level", "TDC_EXPECT"))]
