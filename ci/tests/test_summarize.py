@@ -124,3 +124,15 @@ def test_measurements_are_kept_as_numbers(write):
     table = "\n".join(summarize.console(summary))
     assert "d2d_GBps.loopback (GB/s, rows from, columns to)" in table
     assert "  loopback:0         N/A        1.39" in table
+
+
+def test_console_names_the_skips_by_reason():
+    # Issue 23, finding 7: the table's skips with their reasons, grouped, capped.
+    absent = [(f"Placement.X{i}/cuda_0", "notrun", "cuda:0 is absent") for i in range(5)]
+    summary = {"devices": {"cpu": {"passed": 1}}, "other": {}, "failures_by_root_cause": [], "wall_seconds": None,
+               "tests": [{"name": n, "status": "skipped", "message": m} for n, _, m in absent]
+               + [{"name": "Forward.Y/cpu", "status": "skipped", "message": "no float64 here"},
+                  {"name": "Forward.Z/cpu", "status": "passed", "message": ""}]}
+    lines = [l for l in summarize.console(summary) if l.startswith("SKIPPED")]
+    assert lines == ["SKIPPED 5: cuda:0 is absent (Placement.X0/cuda_0, Placement.X1/cuda_0, Placement.X2/cuda_0 "
+                     "and 2 more)", "SKIPPED 1: no float64 here (Forward.Y/cpu)"]
