@@ -17,6 +17,12 @@ tdc_add_selftest(NAME health_unknown_without_a_build
   COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 2 --stdout-has "\"verdict\": \"unknown\""
     -- "${ci}/health" --build-dir=/nonexistent/build)
 list(APPEND nested_runs health_unhealthy_when_an_expected_device_is_missing)
+# Plain ctest's GoogleTest XML stays out of ci/conformance's results folder
+# (issue "Results ...", finding 2).
+tdc_add_selftest(NAME plain_ctest_keeps_out_of_conformance_results
+  COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/plain_ctest_results_apart.py"
+    --build-dir=${CMAKE_BINARY_DIR})
+list(APPEND nested_runs plain_ctest_keeps_out_of_conformance_results)
 if(TDC_TOOL_SELFTESTS)
   list(APPEND nested_runs hostile.mustpass)
 endif()
