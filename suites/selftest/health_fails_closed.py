@@ -157,8 +157,8 @@ def timeout_poison(build, problems):
     no list it made (only configuration errors) is kept for the next."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("TDC_")}
     for value in ("0", "abc"):
-        run = subprocess.run(["ctest", "--test-dir", build, "-L", "level1", "-j2"], capture_output=True,
-                             text=True, timeout=900, env=dict(env, TDC_TEST_TIMEOUT=value))
+        run = subprocess.run(["ctest", "--test-dir", build, "-L", "level1", "-j2", "--output-on-failure"],
+                             capture_output=True, text=True, timeout=900, env=dict(env, TDC_TEST_TIMEOUT=value))
         print(f"ctest -L level1, TDC_TEST_TIMEOUT={value}: exit {run.returncode}")
         if run.returncode == 0 or "TDC_TEST_TIMEOUT" not in run.stdout:
             problems.append(f"ctest with TDC_TEST_TIMEOUT={value}: exit {run.returncode}, its output does not "
