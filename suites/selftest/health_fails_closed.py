@@ -125,8 +125,8 @@ NOT_HEALTHY = [  # (settings, what must not be healthy)
 ]
 
 
-def control(build, problems, what="control (default settings)"):
-    run, verdict, _ = health(build, extra=["--budget=280"])
+def control(build, problems, what="control (default settings)", settings=None):
+    run, verdict, _ = health(build, settings, extra=["--budget=280"])
     print(f"{what}: exit {run.returncode}: {run.stdout.strip()[:200]}")
     if run.returncode != 0 or not verdict or verdict["verdict"] != "healthy":
         problems.append(f"{what}: not healthy: {run.stdout}{run.stderr}")
@@ -152,22 +152,31 @@ def counting(build, problems):
             problems.append(f"{what}: exit {run.returncode}, {run.stdout}{run.stderr}")
 
 
+# A setting that keys the cached test lists (cmake/discovery-environment.txt:
+# [A-Z]+_VISIBLE_DEVICES) and changes nothing else: with a value of its own,
+# the bad run lists the suites afresh, as on a new build. In settings whose
+# lists are cached already the bad run lists nothing, and nothing could
+# poison the next run.
+FRESH_LISTS = "TDCPOISON_VISIBLE_DEVICES"
 def timeout_poison(build, problems):
     """A bad TDC_TEST_TIMEOUT fails the run that has it, and only that run:
-    no list it made (only configuration errors) is kept for the next."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TDC_")}
+    no list it made (only configuration errors) is kept for the next. (Each
+    round leaves its settings' lists in the build, a few KB: a cache.)"""
     for value in ("0", "abc"):
+        fresh = {FRESH_LISTS: f"poison-{os.getpid()}-{value}-{time.time_ns()}"}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TDC_")}
         run = subprocess.run(["ctest", "--test-dir", build, "-L", "level1", "-j2", "--output-on-failure"],
-                             capture_output=True, text=True, timeout=900, env=dict(env, TDC_TEST_TIMEOUT=value))
+                             capture_output=True, text=True, timeout=900,
+                             env=dict(env, TDC_TEST_TIMEOUT=value, **fresh))
         print(f"ctest -L level1, TDC_TEST_TIMEOUT={value}: exit {run.returncode}")
-        if run.returncode == 0 or "TDC_TEST_TIMEOUT" not in run.stdout:
-            problems.append(f"ctest with TDC_TEST_TIMEOUT={value}: exit {run.returncode}, its output does not "
-                            f"name TDC_TEST_TIMEOUT: {run.stdout[-600:]}")
-        run, verdict, _ = health(build, {"TDC_TEST_TIMEOUT": value}, ["--budget=280"])
+        if run.returncode == 0 or f"TDC_TEST_TIMEOUT='{value}'" not in run.stdout:
+            problems.append(f"ctest with TDC_TEST_TIMEOUT={value}: exit {run.returncode}, its output does "
+                            f"not name TDC_TEST_TIMEOUT='{value}': {run.stdout[-600:]}")
+        run, verdict, _ = health(build, {"TDC_TEST_TIMEOUT": value, **fresh}, ["--budget=280"])
         print(f"ci/health, TDC_TEST_TIMEOUT={value}: exit {run.returncode}: {run.stdout.strip()[:200]}")
         if verdict is None or "Traceback" in run.stderr:
             problems.append(f"ci/health with TDC_TEST_TIMEOUT={value}: no verdict: {run.stdout}{run.stderr}")
-        control(build, problems, f"a clean ci/health after TDC_TEST_TIMEOUT={value}")
+        control(build, problems, f"a clean ci/health after TDC_TEST_TIMEOUT={value}", fresh)
 
 
 # What a part of the build missing must name: (path in the build, a word
