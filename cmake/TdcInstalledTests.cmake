@@ -112,7 +112,7 @@ function(tdc_installed_suite)
   tdc_suite_entries(BINARY "${binary}" BATCH "${_tdc_batch}" PROGRAM "${arg_PROGRAM}" SHORT_NAME "${arg_NAME}"
     PREFIX "" LABELS ${arg_LABELS} ENVIRONMENT "${own_waivers}"
     OWN_LIBRARIES ${_tdc_fact_TDC_TORCH_LIBRARIES} LISTING "${_tdc_listings}/${arg_PROGRAM}.${place}"
-    BATCHES_DIR "${TDC_STATE}/batches" XML_DIR "${TDC_STATE}/results/gtest"
+    BATCHES_DIR "${TDC_STATE}/batches" XML_DIR "${TDC_STATE}/ctest-gtest"
     PERCENT "${_tdc_fact_TDC_GPU_PERCENT}" LIST_TIMEOUT "${_tdc_fact_TDC_DISCOVERY_TIMEOUT}" LEVELS ${levels})
   list(APPEND runs "--run=${binary},${own_waivers}")
   if(arg_TWIN AND _tdc_loopback)
@@ -123,7 +123,7 @@ function(tdc_installed_suite)
       PREFIX "loopback:" LABELS ${arg_LABELS} loopback ENVIRONMENT ${twin_environment}
       OVERRIDDEN TDC_BACKEND_LIBS TDC_DEVICES TDC_EXPECT OWN_LIBRARIES ${_tdc_fact_TDC_TORCH_LIBRARIES}
       BACKEND_LIBRARIES "${_tdc_loopback}" LISTING "${_tdc_listings}/${arg_TWIN}.${place}"
-      BATCHES_DIR "${TDC_STATE}/batches" XML_DIR "${TDC_STATE}/results/gtest"
+      BATCHES_DIR "${TDC_STATE}/batches" XML_DIR "${TDC_STATE}/ctest-gtest"
       PERCENT "${_tdc_fact_TDC_GPU_PERCENT}" LIST_TIMEOUT "${_tdc_fact_TDC_DISCOVERY_TIMEOUT}" LEVELS ${levels})
     string(JOIN "," run "${twin}" ${twin_environment})
     list(APPEND runs "--run=${run}")

@@ -145,7 +145,9 @@ function(_tdc_discover target short_name prefix labels environment own_backends 
   set(TDC_BATCH "$<TARGET_FILE:TDC::batch>")
   set(TDC_LISTING_FILE "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests")
   set(TDC_BATCHES_DIR "${CMAKE_BINARY_DIR}/batches")
-  set(TDC_XML_DIR "${CMAKE_BINARY_DIR}/results/gtest")
+  # Plain ctest's own folder, never ci/conformance's (<build>/results/gtest): a
+  # plain run after it must not mix its XML into that run's results.
+  set(TDC_XML_DIR "${CMAKE_BINARY_DIR}/ctest-gtest")
   set(TDC_LEVEL_FILES "")
   foreach(file IN LISTS level_files)
     string(APPEND TDC_LEVEL_FILES " \"${file}\"")

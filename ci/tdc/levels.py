@@ -3,7 +3,8 @@ mustpass list, and the rule a level verdict counts by.
 
 The rule (count): every entry the level's label selected counts, a
 configuration error (TdcConfiguration.<suite>) or a not-built entry
-(*_NOT_BUILT) included: they are failures. The loopback reference twins
+(*_NOT_BUILT) included: they are failures (tdc.verdict makes the node's own
+configuration errors, a bad setting, unknown rather than unhealthy). The loopback reference twins
 (`loopback:` prefix, label `loopback`) prove the build, not the node: their
 failures count, their passes never count toward the node's own devices. A
 level is healthy only when

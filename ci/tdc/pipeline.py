@@ -209,7 +209,7 @@ def execute(args, started, started_wall):
     annotate.run(["--junit", paths["junit.xml"], "--context", paths["context.json"], "--name", name])
     annotate.run(["--junit", paths["ctest-junit.xml"], "--context", paths["context.json"], "--name", name,
                   "--summary", paths["summary.json"]])
-    if not args.quiet and not args.print_verdict:
+    if not args.print_verdict:  # --quiet too: the summary is what a quiet run prints
         print("\n".join(summarize.console(summary)))
     return paths["summary.json"], 1 if summary["totals"]["failed"] else 0
 
@@ -229,7 +229,8 @@ def parser():
     p.add_argument("--command-line", default="", help="the user's command, for context.json")
     p.add_argument("--jobs", type=cli.whole(1, 1024), default=os.cpu_count() or 1,
                    help="ctest -j (default: the number of cores)")
-    p.add_argument("--quiet", action="store_true", help="print only the verdict or errors")
+    p.add_argument("--quiet", action="store_true",
+                   help="no ctest output or progress lines: the summary (or the verdict) and errors only")
     p.add_argument("ctest_args", nargs="*", help="after --: more ctest arguments (-LE long)")
     return p
 

@@ -207,6 +207,25 @@ def matrix_lines(name, matrix):
     return lines
 
 
+# How many tests a skip reason's line names before "and N more".
+SKIPS_NAMED = 3
+
+
+def skipped_lines(tests):
+    """The skipped tests, one line per reason (most skipped first), each
+    naming a few of them: why the table's skipped column is not zero."""
+    by_reason = collections.OrderedDict()
+    for test in tests:
+        if test["status"] == "skipped":
+            reason = (test["message"] or "").strip().splitlines()[:1] or ["no reason given"]
+            by_reason.setdefault(reason[0][:200], []).append(test["name"])
+    lines = []
+    for reason, skipped in sorted(by_reason.items(), key=lambda item: -len(item[1])):
+        more = f" and {len(skipped) - SKIPS_NAMED} more" if len(skipped) > SKIPS_NAMED else ""
+        lines.append(f"SKIPPED {len(skipped)}: {reason} ({', '.join(skipped[:SKIPS_NAMED])}{more})")
+    return lines
+
+
 def console(summary):
     """The lines a person reads: devices, then what is not a device, then
     the matrices a check measured."""
@@ -222,6 +241,7 @@ def console(summary):
     for test in summary["tests"]:
         if test["status"] == "known_failure":
             lines.append(f"KNOWN   {test['name']}: {test['message']}")
+    lines += skipped_lines(summary["tests"])
     for test in summary["tests"]:
         for name, matrix in sorted(test.get("matrices", {}).items()):
             lines += [""] + matrix_lines(f"{test['name']}: {name}", matrix)

@@ -6,17 +6,21 @@ Prints one JSON object (and writes it to --out):
   {"verdict": "healthy" | "unhealthy" | "unknown", "message": one line,
    "failing": [{"check", "device", "message", "dependents"}], "counted": {...}, ...}
 The level's rule (tdc.levels): every selected entry counts, configuration
-errors and not-built entries included; the loopback twins' passes never
+errors and not-built entries included (a failed TdcConfiguration.* entry of
+the node's own suites, a bad setting, is unknown with its one line); the loopback twins' passes never
 count for the node; a level whose every check on the node's own devices was
 skipped, or with fewer checks than its mustpass list, is not healthy. A run
 whose summary is missing or damaged is unknown, never healthy. Bad flags and
 an unwritable --out are exit 2 with one line (and no verdict)."""
 import socket
 
-from tdc import cli, levels, results, safeio
+from tdc import cli, levels, names, results, safeio
 from tdc.errors import InputError
 
 EXIT = {"healthy": 0, "unhealthy": 1, "unknown": 2}
+# The entries a suite becomes when a setting is malformed (cmake/TdcSuiteEntries.cmake,
+# fixtures/src/suite_listing.cpp).
+CONFIGURATION_PREFIX = "TdcConfiguration."
 
 
 def failing_of(summary):
@@ -37,6 +41,20 @@ def failing_of(summary):
     return failing
 
 
+def configuration_error(tests):
+    """The one line of the first failed TdcConfiguration.* entry of the
+    node's own suites, else "". A bad setting (TDC_EXPECT=cuda:x) says
+    nothing about the node's devices: unknown, not unhealthy, which would
+    drain a node for a typo. The twins' entries ignore the caller's
+    settings, so theirs failing is the build's problem (unhealthy)."""
+    for test in tests:
+        if (test["status"] == "failed" and not test.get("twin", names.is_twin(test["name"]))
+                and names.bare(test["name"]).startswith(CONFIGURATION_PREFIX)):
+            lines = (test.get("message") or "").strip().splitlines()
+            return (lines[0] if lines else f"{test['name']}: a configuration error")[:400]
+    return ""
+
+
 def decide(summary, level, why_unknown, mustpass=None):
     """(verdict, message, failing, counted)."""
     empty = {"own_passed": 0, "own_skipped": 0, "failed": 0, "twin_passed": 0, "missing_checks": []}
@@ -47,6 +65,9 @@ def decide(summary, level, why_unknown, mustpass=None):
     counted = {"own_passed": len(count.own_passed), "own_skipped": len(count.own_skipped),
                "failed": len(count.failed), "twin_passed": count.twin_passed,
                "missing_checks": count.missing}
+    bad_setting = configuration_error(summary["tests"])
+    if bad_setting:
+        return "unknown", bad_setting, [], counted
     failing = failing_of(summary)
     if failing or count.failed:
         devices = sorted({f["device"] for f in failing})

@@ -191,9 +191,17 @@ def read_records(stage, problems):
         return None
 
 
+# The summary statuses a GoogleTest record's status allows: the same, or a
+# failure (ctest saw the entry end badly after the check wrote its XML),
+# never better; known_failure only for a record the waiver marked.
+STATUSES_OF_RECORD = {junit.PASSED: {"passed", "failed"}, junit.SKIPPED: {"skipped", "failed"},
+                      junit.FAILED: {"failed"}}
+
+
 def check_gtest(records, tests, problems):
-    """Every GoogleTest result is of a test the summary lists, and says the
-    same check and device the summary took from it."""
+    """Every GoogleTest result is of a test the summary lists, says the same
+    check and device the summary took from it, and a status the summary's
+    agrees with (a failure is never a pass or a skip there)."""
     by_name = {t["name"]: t for t in tests}
     for key, record in sorted(records.items()):
         test = by_name.get(key)
@@ -201,6 +209,11 @@ def check_gtest(records, tests, problems):
             problems.append(f"gtest/{record.path}: a result for {key}, which summary.json does not "
                             "list: not from this run")
             continue
+        allowed = STATUSES_OF_RECORD.get(record.status, set()) | (
+            {"known_failure"} if record.status == junit.SKIPPED and record.known_failure else set())
+        if test["status"] not in allowed:
+            problems.append(f"summary.json says {key} {test['status']}; its GoogleTest XML "
+                            f"(gtest/{record.path}) says {record.status}")
         for field in ("check", "device"):
             if field in record.properties and record.properties[field] != test[field]:
                 problems.append(f"summary.json says {key} is {field} {test[field]!r}; its GoogleTest "

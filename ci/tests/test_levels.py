@@ -66,13 +66,30 @@ def test_expectation_check_required_only_when_set():
 
 
 @pytest.mark.parametrize("failure", [
-    entry("TdcConfiguration.tdc_placement", status="failed", message="TDC_EXPECT: 'cuda:x': bad count"),
     entry("tdc_placement_NOT_BUILT", status="failed", message="not built"),
     entry("loopback:Placement.X/loopback_1", status="failed", device="loopback:1", message="copy differs"),
 ])
 def test_configuration_errors_not_built_and_twin_failures_count(failure):
     outcome, message = decide(HEALTHY + TWINS + [failure])
     assert outcome == "unhealthy" and failure["name"] in message and failure["message"] in message
+
+
+@pytest.mark.parametrize("line", ["TDC_EXPECT: 'cuda:x': bad count", "TDC_DEVICES: empty token in 'cpu,,cuda'"])
+def test_a_configuration_error_is_unknown_with_its_line(line):
+    # Issue "Fail closed, round 3", finding 1: a bad setting is unknown
+    # (exit 2), never unhealthy (which drains a node for a typo); the
+    # message is the entry's one line.
+    failure = entry("TdcConfiguration.tdc_placement", status="failed", message=line)
+    outcome, message, failing, _ = verdict.decide(summary_of(HEALTHY + TWINS + [failure]), 1, "", MUSTPASS)
+    assert (outcome, verdict.EXIT[outcome]) == ("unknown", 2)
+    assert message == line and failing == []
+
+
+def test_a_twins_configuration_error_is_not_a_bad_setting():
+    # The twins ignore the caller's settings: their configuration failing is
+    # the build's problem, unhealthy.
+    failure = entry("loopback:TdcConfiguration.tdc_placement_with_loopback", status="failed", message="bad")
+    assert decide(HEALTHY + TWINS + [failure])[0] == "unhealthy"
 
 
 def test_a_failure_outside_the_root_cause_groups_still_fails():

@@ -85,3 +85,54 @@ def test_a_killed_ctest_that_reported_nothing_is_unknown(tmp_path):
     (tmp_path / "ctest.log").write_text("Test project /b\n")
     with pytest.raises(InputError, match="reported no result"):
         pipeline.salvage_junit({"ctest.log": str(tmp_path / "ctest.log"), "ctest-junit.xml": str(tmp_path / "j.xml")}, 50)
+
+
+STUB_CTEST = r'''#!/bin/sh
+# A stand-in for ctest: lists one level-1 entry, "runs" it (progress lines,
+# a JUnit file), as the real one would.
+junit=""
+previous=""
+for arg in "$@"; do
+  case "$arg" in
+    --show-only=json-v1)
+      echo '{"tests": [{"name": "Placement.X/cpu", "properties": [{"name": "LABELS", "value": ["level1"]}]}]}'
+      exit 0 ;;
+  esac
+  [ "$previous" = "--output-junit" ] && junit="$arg"
+  previous="$arg"
+done
+echo "Test project (stub)"
+echo "    Start 1: Placement.X/cpu"
+echo "1/1 Test #1: Placement.X/cpu ..................   Passed    0.01 sec"
+echo "100% tests passed, 0 tests failed out of 1"
+cat > "$junit" <<'XML'
+<testsuite name="stub" tests="1"><testcase name="Placement.X/cpu" classname="Placement.X/cpu" time="0.01" status="run"/></testsuite>
+XML
+'''
+
+
+@pytest.mark.parametrize("quiet", [True, False])
+def test_quiet_prints_the_summary_and_nothing_of_ctest(tmp_path, monkeypatch, capsys, quiet):
+    # Issue 23, finding 6: --quiet (ci/conformance --quiet, TDC_QUIET=1) prints
+    # the summary lines only, none of ctest's progress; without it, both.
+    stub = tmp_path / "bin"
+    stub.mkdir()
+    (stub / "ctest").write_text(STUB_CTEST)
+    (stub / "ctest").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{stub}:{os.environ['PATH']}")
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / "CTestTestfile.cmake").write_text("# a build, as far as the pipeline asks\n")
+    (build / "CMakeCache.txt").write_text("CMAKE_BUILD_TYPE:STRING=Release\n")
+    status = pipeline.main(["--build-dir", str(build), "--results", str(tmp_path / "r"), "--level", "1",
+                            "--jobs", "1"] + (["--quiet"] if quiet else []))
+    captured = capsys.readouterr()
+    printed = [line for line in (captured.out + captured.err).splitlines() if line.strip()]
+    assert status == 0, printed
+    summary = [line for line in printed if line.startswith(("device", "cpu", "ctest wall time"))]
+    assert [line.split()[0] for line in summary] == ["device", "cpu", "ctest"], printed
+    progress = [line for line in printed if "Test #1" in line or line.startswith(("Test project", "==>"))]
+    if quiet:
+        assert printed == summary, printed
+    else:
+        assert len(progress) == 3, printed

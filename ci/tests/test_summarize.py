@@ -41,8 +41,12 @@ def test_devices_apart_from_what_is_not_a_device(write):
     summary = build(write, junit_text(
         ("Selection.PicksCpu", "run", ""), ("DeviceExpectation.IsPresent/loopback_at_least_2", "run", ""),
         ("Placement.AVeryLongCheckNameThatWouldBreakAFixedColumn/mybackend_12", "run", ""),
-        ("Placement.X/cpu", "run", "")))
-    assert sorted(summary["devices"]) == ["cpu", "mybackend:12"]
+        ("Placement.X/cpu", "run", ""),
+        # dtype-suffixed instances are of their device, never a device of their own
+        # (issue 23, finding 4: cpu_bfloat16 was listed as a device).
+        ("Forward.Seed/cpu_bfloat16", "run", ""), ("loopback:Forward.Seed/loopback_0_float16", "run", "")))
+    assert sorted(summary["devices"]) == ["cpu", "loopback:0", "mybackend:12"]
+    assert summary["devices"]["cpu"]["passed"] == 2 and summary["devices"]["loopback:0"]["passed"] == 1
     assert sorted(summary["other"]) == ["expectation", "host"]
     lines = summarize.console(summary)
     rows = [l for l in lines if l.startswith(("cpu", "mybackend:12", "host-level", "TDC_EXPECT"))]
@@ -120,3 +124,15 @@ def test_measurements_are_kept_as_numbers(write):
     table = "\n".join(summarize.console(summary))
     assert "d2d_GBps.loopback (GB/s, rows from, columns to)" in table
     assert "  loopback:0         N/A        1.39" in table
+
+
+def test_console_names_the_skips_by_reason():
+    # Issue 23, finding 7: the table's skips with their reasons, grouped, capped.
+    absent = [(f"Placement.X{i}/cuda_0", "notrun", "cuda:0 is absent") for i in range(5)]
+    summary = {"devices": {"cpu": {"passed": 1}}, "other": {}, "failures_by_root_cause": [], "wall_seconds": None,
+               "tests": [{"name": n, "status": "skipped", "message": m} for n, _, m in absent]
+               + [{"name": "Forward.Y/cpu", "status": "skipped", "message": "no float64 here"},
+                  {"name": "Forward.Z/cpu", "status": "passed", "message": ""}]}
+    lines = [l for l in summarize.console(summary) if l.startswith("SKIPPED")]
+    assert lines == ["SKIPPED 5: cuda:0 is absent (Placement.X0/cuda_0, Placement.X1/cuda_0, Placement.X2/cuda_0 "
+                     "and 2 more)", "SKIPPED 1: no float64 here (Forward.Y/cpu)"]

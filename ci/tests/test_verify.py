@@ -2,7 +2,7 @@
 (batched entries included), and the expected devices."""
 import pytest
 
-from tdc import junit, verify
+from tdc import gtest, junit, verify
 
 
 def case(name, status):
@@ -95,3 +95,36 @@ def test_privateuseone_in_expect_is_the_marked_backend_beside_cuda():
     # A context from before the mark, with the one backend: that one.
     context["devices"]["backends"] = [{"name": "loopback", "device_count": 2}]
     assert verify.expected_devices(context, []) == ["loopback:0", "loopback:1"]
+
+
+def record(key, status, known_failure=False):
+    properties = {"check": key.split("/")[0], "device": "cpu"}
+    if known_failure:
+        properties["known_failure"] = "suites/known_failures.txt:3"
+    return gtest.Record(key=key, properties=properties, status=status, reason="", path=key + ".xml")
+
+
+@pytest.mark.parametrize("status, summary_status, agree", [
+    ("passed", "passed", True),
+    ("failed", "failed", True),
+    ("skipped", "skipped", True),
+    ("passed", "failed", True),       # worse in the summary: ctest saw the entry end badly after the XML
+    ("failed", "passed", False),      # a failure the summary hides (issue "Results", finding 2)
+    ("failed", "skipped", False),
+    ("skipped", "passed", False),
+    ("passed", "skipped", False),
+    ("passed", "known_failure", False),
+    ("skipped", "known_failure", False),  # a waiver the XML does not record
+])
+def test_gtest_records_and_summary_agree_on_status(status, summary_status, agree):
+    problems = []
+    verify.check_gtest({"A.x/cpu": record("A.x/cpu", status)},
+                       [dict(result("A.x/cpu", summary_status), check="A.x", metadata=True)], problems)
+    assert (not problems) is agree, problems
+
+
+def test_a_waived_record_is_a_known_failure_in_the_summary():
+    problems = []
+    verify.check_gtest({"A.x/cpu": record("A.x/cpu", "skipped", known_failure=True)},
+                       [dict(result("A.x/cpu", "known_failure"), check="A.x", metadata=True)], problems)
+    assert not problems, problems

@@ -17,6 +17,12 @@ tdc_add_selftest(NAME health_unknown_without_a_build
   COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 2 --stdout-has "\"verdict\": \"unknown\""
     -- "${ci}/health" --build-dir=/nonexistent/build)
 list(APPEND nested_runs health_unhealthy_when_an_expected_device_is_missing)
+# Plain ctest's GoogleTest XML stays out of ci/conformance's results folder
+# (issue "Results ...", finding 2).
+tdc_add_selftest(NAME plain_ctest_keeps_out_of_conformance_results
+  COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/plain_ctest_results_apart.py"
+    --build-dir=${CMAKE_BINARY_DIR})
+list(APPEND nested_runs plain_ctest_keeps_out_of_conformance_results)
 if(TDC_TOOL_SELFTESTS)
   list(APPEND nested_runs hostile.mustpass)
 endif()
@@ -25,13 +31,17 @@ endif()
 # run's results are never read as this run's; finding 5, a hung check is an
 # unhealthy verdict naming it, within the budget; findings 1 and 2, the
 # level's counting rule against real runs (tdc.levels; its units:
-# selftest.unit.levels).
-foreach(case stale-out hang counting)
+# selftest.unit.levels); finding 4, a bad TDC_TEST_TIMEOUT poisons no later
+# run; finding 2, a missing suite binary or loopback library is unhealthy.
+foreach(case stale-out hang counting timeout-poison missing-part)
   tdc_add_selftest(NAME health_fails_closed.${case}
     COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/health_fails_closed.py"
       --build-dir=${CMAKE_BINARY_DIR} --case=${case})
   list(APPEND nested_runs health_fails_closed.${case})
 endforeach()
+# It moves a binary and a library of this build aside for a while: nothing
+# else may run meanwhile.
+set_tests_properties(selftest.health_fails_closed.missing-part PROPERTIES RUN_SERIAL TRUE)
 
 if(TARGET tdc_loopback)
   # node-problem-detector's plugin (ci/fleet/); the Slurm adapters: fleet.cmake.

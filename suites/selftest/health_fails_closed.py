@@ -7,10 +7,19 @@
   --case hang        finding 5: TDC_LOOPBACK_FAULT=hang-copy under the
                      default budget is unhealthy, naming the hung checks as
                      timed out, within the budget, and the JUnit is kept
-  --case counting    findings 1 and 2 (the level's counting rule): a bad
-                     TDC_EXPECT, a bad TDC_DEVICES, a missing backend
-                     library, TDC_DEVICES=cuda on a host without CUDA are
-                     never healthy; the control, the default, is healthy
+  --case counting    findings 1 and 2 (the level's counting rule): a
+                     malformed TDC_EXPECT or TDC_DEVICES is unknown (exit 2)
+                     naming the bad token, a missing backend library is
+                     unknown naming it, TDC_DEVICES=cuda on a host without
+                     CUDA is never healthy; the control, the default, is
+                     healthy
+  --case timeout-poison  finding 4: a bad TDC_TEST_TIMEOUT (0, abc), under
+                     plain ctest and under ci/health, leaves nothing behind:
+                     the next clean ci/health is healthy
+  --case missing-part    finding 2: bin/tdc_placement or lib/libtdc_loopback.so
+                     missing (moved aside, put back in a finally block; the
+                     entry is RUN_SERIAL) is unhealthy, naming what has no
+                     result
 
   health_fails_closed.py --build-dir BUILD --case CASE
 Exit status: 0 as expected, 1 not."""
@@ -101,21 +110,40 @@ def hang(build, problems):
             problems.append(f"the run took {seconds:.0f} s with a 50 s budget")
 
 
-COUNTING = [  # (settings, what must not be healthy)
-    ({"TDC_EXPECT": "cuda:x"}, "a malformed TDC_EXPECT"),
-    ({"TDC_DEVICES": "cuda:-1"}, "a malformed TDC_DEVICES"),
-    ({"TDC_BACKEND_LIBS": "/nonexistent.so"}, "a backend library that does not exist"),
+# A bad setting says nothing about the node's devices: unknown (exit 2), its
+# message the configuration entry's one line, naming the bad token (which
+# also proves those entries carry the level's label: -L level1 selects them).
+BAD_SETTINGS = [  # (settings, the token the message must name)
+    ({"TDC_EXPECT": "cuda:x"}, "cuda:x"),
+    ({"TDC_EXPECT": "cpu,,cuda"}, "cpu,,cuda"),
+    ({"TDC_EXPECT": "tpu:1"}, "tpu:1"),
+    ({"TDC_DEVICES": "cuda:-1"}, "cuda:-1"),
+    ({"TDC_BACKEND_LIBS": "/nonexistent.so"}, "/nonexistent.so"),
+]
+NOT_HEALTHY = [  # (settings, what must not be healthy)
     ({"TDC_DEVICES": "cuda"}, "TDC_DEVICES=cuda on a host without CUDA"),
 ]
 
 
+def control(build, problems, what="control (default settings)", settings=None):
+    run, verdict, _ = health(build, settings, extra=["--budget=280"])
+    print(f"{what}: exit {run.returncode}: {run.stdout.strip()[:200]}")
+    if run.returncode != 0 or not verdict or verdict["verdict"] != "healthy":
+        problems.append(f"{what}: not healthy: {run.stdout}{run.stderr}")
+
+
 def counting(build, problems):
     has_cuda = shutil.which("nvidia-smi") is not None
-    run, verdict, _ = health(build, extra=["--budget=280"])
-    print(f"control (default settings): exit {run.returncode}: {run.stdout.strip()[:200]}")
-    if run.returncode != 0 or not verdict or verdict["verdict"] != "healthy":
-        problems.append(f"the control is not healthy: {run.stdout}{run.stderr}")
-    for settings, what in COUNTING:
+    control(build, problems)
+    for settings, token in BAD_SETTINGS:
+        (name, value), = settings.items()
+        run, verdict, _ = health(build, settings, ["--budget=280"])
+        print(f"{name}={value}: exit {run.returncode}: {run.stdout.strip()[:300]}")
+        if (run.returncode != 2 or not verdict or verdict["verdict"] != "unknown"
+                or token not in verdict["message"] or "\n" in verdict["message"]):
+            problems.append(f"{name}={value}: expected exit 2, unknown, one line naming '{token}'; got exit "
+                            f"{run.returncode}, {run.stdout}{run.stderr}")
+    for settings, what in NOT_HEALTHY:
         if has_cuda and settings.get("TDC_DEVICES") == "cuda":
             continue
         run, verdict, _ = health(build, settings, ["--budget=280"])
@@ -124,13 +152,76 @@ def counting(build, problems):
             problems.append(f"{what}: exit {run.returncode}, {run.stdout}{run.stderr}")
 
 
+# A setting that keys the cached test lists (cmake/discovery-environment.txt:
+# [A-Z]+_VISIBLE_DEVICES) and changes nothing else: with a value of its own,
+# the bad run lists the suites afresh, as on a new build. In settings whose
+# lists are cached already the bad run lists nothing, and nothing could
+# poison the next run.
+FRESH_LISTS = "TDCPOISON_VISIBLE_DEVICES"
+def timeout_poison(build, problems):
+    """A bad TDC_TEST_TIMEOUT fails the run that has it, and only that run:
+    no list it made (only configuration errors) is kept for the next. (Each
+    round leaves its settings' lists in the build, a few KB: a cache.)"""
+    for value in ("0", "abc"):
+        fresh = {FRESH_LISTS: f"poison-{os.getpid()}-{value}-{time.time_ns()}"}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TDC_")}
+        run = subprocess.run(["ctest", "--test-dir", build, "-L", "level1", "-j2", "--output-on-failure"],
+                             capture_output=True, text=True, timeout=900,
+                             env=dict(env, TDC_TEST_TIMEOUT=value, **fresh))
+        print(f"ctest -L level1, TDC_TEST_TIMEOUT={value}: exit {run.returncode}")
+        if run.returncode == 0 or f"TDC_TEST_TIMEOUT='{value}'" not in run.stdout:
+            problems.append(f"ctest with TDC_TEST_TIMEOUT={value}: exit {run.returncode}, its output does "
+                            f"not name TDC_TEST_TIMEOUT='{value}': {run.stdout[-600:]}")
+        run, verdict, _ = health(build, {"TDC_TEST_TIMEOUT": value, **fresh}, ["--budget=280"])
+        print(f"ci/health, TDC_TEST_TIMEOUT={value}: exit {run.returncode}: {run.stdout.strip()[:200]}")
+        if verdict is None or "Traceback" in run.stderr:
+            problems.append(f"ci/health with TDC_TEST_TIMEOUT={value}: no verdict: {run.stdout}{run.stderr}")
+        control(build, problems, f"a clean ci/health after TDC_TEST_TIMEOUT={value}", fresh)
+
+
+# What a part of the build missing must name: (path in the build, a word
+# the verdict's message must hold).
+MISSING_PARTS = [("bin/tdc_placement", "tdc_placement"), ("lib/libtdc_loopback.so", "loopback")]
+ASIDE = ".health-fails-closed-aside"
+
+
+def put_back(build):
+    """Restores what an earlier run moved aside and could not put back
+    (killed by ctest's timeout)."""
+    for part, _ in MISSING_PARTS:
+        path = os.path.join(build, part)
+        if os.path.exists(path + ASIDE) and not os.path.exists(path):
+            os.rename(path + ASIDE, path)
+
+
+def missing_part(build, problems):
+    put_back(build)
+    for part, word in MISSING_PARTS:
+        path = os.path.join(build, part)
+        if not os.path.exists(path):
+            problems.append(f"{path} does not exist: this case needs a complete build")
+            continue
+        os.rename(path, path + ASIDE)
+        try:
+            run, verdict, _ = health(build, extra=["--budget=280"])
+        finally:
+            os.rename(path + ASIDE, path)
+        print(f"without {part}: exit {run.returncode}: {run.stdout.strip()[:400]}")
+        if run.returncode != 1 or not verdict or verdict["verdict"] != "unhealthy" or word not in verdict["message"]:
+            problems.append(f"without {part}: expected exit 1, unhealthy naming '{word}'; got exit "
+                            f"{run.returncode}, {run.stdout}{run.stderr}")
+    control(build, problems, "the control, everything put back")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--build-dir", required=True)
-    parser.add_argument("--case", choices=("stale-out", "hang", "counting"), required=True)
+    cases = {"stale-out": stale_out, "hang": hang, "counting": counting, "timeout-poison": timeout_poison,
+             "missing-part": missing_part}
+    parser.add_argument("--case", choices=sorted(cases), required=True)
     args = parser.parse_args()
     problems = []
-    {"stale-out": stale_out, "hang": hang, "counting": counting}[args.case](os.path.abspath(args.build_dir), problems)
+    cases[args.case](os.path.abspath(args.build_dir), problems)
     for problem in problems:
         print("FAILED:", problem)
     if not problems:

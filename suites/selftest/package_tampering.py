@@ -205,6 +205,22 @@ def result_of_another_run(stage):  # issue "Results", finding 2
     return True
 
 
+def record_flipped_to_failed(stage):  # issue "Results", finding 2
+    """One check's GoogleTest XML says it failed; the summary still says
+    passed (a failure hidden, the MANIFEST rewritten to match)."""
+    name = own_test(stage, "Placement.RoundTrip16MiBIsExact")["name"]
+    for folder, _, files in os.walk(os.path.join(stage, "gtest")):
+        for f in files:
+            path = os.path.join(folder, f)
+            text = open(path).read()
+            if f'<property name="test" value="{name}"/>' in text:
+                edit_text(path, lambda t: re.sub(r"(<testcase [^>]*?)(/?)>",
+                                                 lambda m: m.group(1) + '><failure message="flipped"/>'
+                                                 + ("</testcase>" if m.group(2) else ""), t, count=1))
+                return True
+    raise AssertionError(f"no GoogleTest XML of {name} in the package")
+
+
 def summary_of_another_run(stage):  # issue "Results", finding 2
     edit_json(os.path.join(stage, "summary.json"), lambda s: s.update(run_id="20000101T000000Z-00000000"))
     return True
@@ -227,6 +243,7 @@ CASES = [  # (tampering, message ci/verify must print)
     (statement_unknown_field, "STATEMENT line 8 is not '<field>: <value>' with a known field"),
     (manifest_path_twice, "MANIFEST lists "),
     (result_of_another_run, "gtest/Ghost.Check/cpu.xml: a result for "),
+    (record_flipped_to_failed, "passed; its GoogleTest XML (gtest/"),
     (summary_of_another_run, "summary.json is from run 20000101T000000Z-00000000"),
 ]
 

@@ -2,7 +2,7 @@
 
 ctest writes into the build folder it runs: each suite's discovered test list
 (rediscovered whenever the devices or TDC_* settings differ), the CTest
-resources, GoogleTest's XML under results/gtest, Testing/. Tasks on several
+resources, GoogleTest's XML under ctest-gtest/ (ci/conformance's under results/), Testing/. Tasks on several
 nodes that run one shared build at once would overwrite each other's lists
 and results. A run tree is what ctest needs of the build, in a folder of the
 node's own: the CTest scripts and CMake's cache copied with the build's path
@@ -22,7 +22,7 @@ import sys
 
 STAMP = ".tdc-run-tree.json"
 # Build outputs ctest never reads; run-time state of the shared build's own runs.
-SKIPPED_DIRS = {"Testing", "results"}
+SKIPPED_DIRS = {"Testing", "results", "ctest-gtest"}
 SKIPPED_SUFFIXES = (".o", ".a", ".d", ".gch", ".pch", ".ninja", ".ninja_log", ".ninja_deps")
 
 
