@@ -9,6 +9,15 @@ from tdc import ROOT
 from tdc.errors import InputError
 
 LIST = os.path.join(ROOT, "cmake", "discovery-environment.txt")
+# The loopback's behaviour settings (each in the list): what a tool that
+# measures, compares or builds fixtures clears from what it inherits, so that
+# a user's fault, delay or synchronous mode never leaks into its figures.
+LOOPBACK_BEHAVIOUR = ("TDC_LOOPBACK_FAULT", "TDC_LOOPBACK_DELAY_US", "TDC_LOOPBACK_SYNCHRONOUS")
+
+
+def minus(environment, names):
+    """A copy of `environment` without `names` (the caller's own settings go on after)."""
+    return {k: v for k, v in environment.items() if k not in names}
 _ENTRY = re.compile(r"^[A-Za-z0-9_\[\]+*-]+$")
 
 

@@ -28,3 +28,10 @@ def test_of_and_without():
     env = {"TDC_DEVICES": "cpu", "PATH": "/bin", "TDC_GTEST_DIR": "/x"}
     assert discovery_env.of(env) == {"TDC_DEVICES": "cpu"}
     assert discovery_env.without(env) == {"PATH": "/bin", "TDC_GTEST_DIR": "/x"}
+
+
+def test_loopback_behaviour_settings_are_listed_and_cleared():
+    changes = discovery_env.matcher()
+    assert all(changes(name) for name in discovery_env.LOOPBACK_BEHAVIOUR)
+    env = {"TDC_LOOPBACK_SYNCHRONOUS": "1", "TDC_LOOPBACK_DELAY_US": "5", "PATH": "/bin"}
+    assert discovery_env.minus(env, discovery_env.LOOPBACK_BEHAVIOUR) == {"PATH": "/bin"}

@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 
-from tdc import ROOT
+from tdc import ROOT, discovery_env
 from tdc.bench import results as bench_results
 
 
@@ -219,9 +219,8 @@ def filter_cases(c, args):
 
 
 def device_error_cases(c, args):
-    env = dict(os.environ, TDC_LOOPBACK_FAULT="result-on-host", TDC_BENCH_QUICK="1")
-    for inherited in ("TDC_BACKEND_LIBS", "TDC_DEVICES", "TDC_LOOPBACK_DELAY_US"):
-        env.pop(inherited, None)
+    env = dict(discovery_env.minus(os.environ, ("TDC_BACKEND_LIBS", "TDC_DEVICES", *discovery_env.LOOPBACK_BEHAVIOUR)),
+               TDC_LOOPBACK_FAULT="result-on-host", TDC_BENCH_QUICK="1")
     out = os.path.join(c.work, "forward_fault.json")
     run = c.run("forward with loopback fault result-on-host",
                 [args.forward, f"--backend-lib={args.loopback}", "--benchmark_repetitions=1",

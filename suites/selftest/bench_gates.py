@@ -23,7 +23,7 @@ import os
 import subprocess
 import sys
 
-from tdc import ROOT
+from tdc import ROOT, discovery_env
 
 CI = os.path.join(ROOT, "ci")
 # Accelerator-side benchmarks only (not cpu): 4 KiB and 256 KiB copies and
@@ -33,9 +33,8 @@ FILTER = "h2d/[a-z]+:0/(4096|262144)/|seed_float32/[a-z]+:0/"
 
 
 def bench(args, tag, delay_us, work, only=FILTER, programs=None, extra=()):
-    env = dict(os.environ, TDC_BENCH_QUICK="1", OMP_NUM_THREADS="1")
-    for inherited in ("TDC_BACKEND_LIBS", "TDC_DEVICES", "TDC_LOOPBACK_DELAY_US", "TDC_LOOPBACK_FAULT"):
-        env.pop(inherited, None)
+    env = dict(discovery_env.minus(os.environ, ("TDC_BACKEND_LIBS", "TDC_DEVICES", *discovery_env.LOOPBACK_BEHAVIOUR)),
+               TDC_BENCH_QUICK="1", OMP_NUM_THREADS="1")
     if delay_us:
         env["TDC_LOOPBACK_DELAY_US"] = str(delay_us)
     outputs = []

@@ -23,7 +23,7 @@ import statistics
 import subprocess
 import sys
 
-from tdc import ROOT
+from tdc import ROOT, discovery_env
 from tdc.fleet import rewrite
 
 DELAY_US = "20000"
@@ -57,7 +57,7 @@ def in_namespace(host, command):
 
 def node_env(loopback, extra):
     env = dict(os.environ, TDC_BACKEND_LIBS=loopback, TDC_EXPECT="loopback:2", **extra)
-    for unset in ("TDC_LOOPBACK_FAULT", "TDC_LOOPBACK_DELAY_US", "TDC_DEVICES"):
+    for unset in (*discovery_env.LOOPBACK_BEHAVIOUR, "TDC_DEVICES"):
         if unset not in extra:
             env.pop(unset, None)
     return env

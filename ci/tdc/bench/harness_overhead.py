@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 
-from tdc import cli
+from tdc import cli, discovery_env
 from tdc.bench import results as bench_results
 from tdc.bench import table as report_table
 
@@ -92,9 +92,8 @@ def run(argv):
             return 2
     loopback = os.path.join(args.build_dir, "lib", "libtdc_loopback.so")
     plugin = [f"--backend-lib={loopback}"] if os.path.exists(loopback) else []
-    env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
-    for inherited in ("TDC_BACKEND_LIBS", "TDC_DEVICES", "TDC_LOOPBACK_FAULT", "TDC_LOOPBACK_DELAY_US"):
-        env.pop(inherited, None)
+    env = dict(discovery_env.minus(os.environ, ("TDC_BACKEND_LIBS", "TDC_DEVICES", *discovery_env.LOOPBACK_BEHAVIOUR)),
+               OMP_NUM_THREADS=str(args.threads))
     sizes = QUICK_SIZES if args.quick else FULL_SIZES
     load_before = os.getloadavg()
 

@@ -13,15 +13,15 @@ import os
 import subprocess
 import tempfile
 
-from tdc import cli
+from tdc import cli, discovery_env
 from tdc.errors import InputError
 from tdc.bench import compare
 from tdc.bench import results as bench_results
 
 
 def run_programs(build_dir, out_dir, tag, delay_us, quick, repetitions):
-    env = {k: v for k, v in os.environ.items() if k not in ("TDC_BACKEND_LIBS", "TDC_DEVICES", "TDC_EXPECT",
-                                                            "TDC_LOOPBACK_DELAY_US", "TDC_LOOPBACK_FAULT")}
+    env = discovery_env.minus(os.environ, ("TDC_BACKEND_LIBS", "TDC_DEVICES", "TDC_EXPECT",
+                                             *discovery_env.LOOPBACK_BEHAVIOUR))
     env["OMP_NUM_THREADS"] = "1"
     if delay_us:
         env["TDC_LOOPBACK_DELAY_US"] = str(delay_us)
