@@ -74,6 +74,24 @@ class Package:
             if self.json("context.json").get(key):
                 self.json("context.json")[key]["libtorch_version"] = version
 
+    def set_suite_version(self, version):
+        """The run's suite version (context, summary, JUnit properties,
+        STATEMENT) becomes version: a base package made before a VERSION
+        bump verifies against this tree's series. Only for a base with the
+        same mustpass digest (the part after '+'): the same checks, so the
+        package still holds every check the series requires; another digest
+        is refused (its checks are not this tree's). Returns the old version."""
+        old = self.json("context.json")["suite_version"]
+        if old == version:
+            return old
+        if old.partition("+")[2] != version.partition("+")[2]:
+            raise upstream.InputError(f"the base package's suite {old} has other mustpass lists than this "
+                                      f"tree's {version}: make a new base from a run of this tree")
+        self._flush()
+        for name, data in self.files.items():
+            self.files[name] = data.replace(old.encode(), version.encode())
+        return old
+
     def fail(self, check, device, message, prerequisite=None, twins=False):
         """Every test of `check` on `device` fails with message (a dependent
         when prerequisite names the check it depends on); the loopback

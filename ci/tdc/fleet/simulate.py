@@ -94,6 +94,7 @@ def make(bases, hosts, out, seed=1, sign=True, twin_devices=2):
     out = os.path.abspath(out)  # tasks.json names packages by absolute path
     base_packages = [rewrite.Package.read(path) for path in bases]
     for base in base_packages:
+        base.set_suite_version(upstream.context.suite_version())
         base.drop_tests(twins_on(twin_devices))
         base.equalise_devices()
     names, info, truth, rng = plan(hosts, seed)
