@@ -186,11 +186,14 @@ def check_member(member, names, total):
     return total
 
 
-def extract(package, into):
+def extract(package, into, digests=None):
     """The package's top folder under `into`. One pass over the stream: each
     member's header is checked (and the sizes so far summed) before its data
     is read; a refused package leaves only a partial folder the caller's
-    temporary directory removes."""
+    temporary directory removes. `digests`, a dict, gets each file's sha256
+    of the bytes as they streamed by ({path relative to the top folder:
+    hex}): a verifier of a folder only it writes to need not read every
+    file back to check the MANIFEST (a fleet merge verifies thousands)."""
     try:
         size = os.path.getsize(package)
         handle = open(package, "rb")
@@ -217,9 +220,14 @@ def extract(package, into):
                         continue
                     os.makedirs(os.path.dirname(path), exist_ok=True)
                     source = tar.extractfile(member)
+                    digest = hashlib.sha256()
                     with open(path, "wb") as out:
                         for block in iter(lambda: source.read(MiB), b""):
+                            digest.update(block)
                             out.write(block)
+                    if digests is not None:  # by the path written: a later copy of it replaces both
+                        relative = os.path.relpath(os.path.normpath(path), stage_root).replace(os.sep, "/")
+                        digests[relative.split("/", 1)[-1]] = digest.hexdigest()
             stream.finish()
         except (tarfile.TarError, EOFError) as error:
             raise InputError(f"is not a readable tar archive ({error})")

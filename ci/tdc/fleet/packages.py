@@ -60,13 +60,14 @@ def open_package(path, allowed_signers=None):
     """A Package; a package that cannot be read is a trust problem, not an error."""
     package = Package(path=path)
     with tempfile.TemporaryDirectory(prefix="tdc-merge-", dir=scratch()) as tmp:
+        digests = {}
         try:
-            stage = upstream.packaging.extract(path, tmp)
+            stage = upstream.packaging.extract(path, tmp, digests)
         except InputError as error:
             package.trust_problems.append(f"not a readable package: it {error}")
             return package
         problems = []
-        _, _, summary, context, _ = upstream.verify.check_stage(stage, problems, allowed_signers)
+        _, _, summary, context, _ = upstream.verify.check_stage(stage, problems, allowed_signers, digests)
         package.context, package.summary = context or {}, summary or {}
         package.host = str(package.context.get("host") or "")
         for problem in dict.fromkeys(problems):
