@@ -145,3 +145,30 @@ def test_manifest_refuses_links(tmp_path):
 def test_gtest_is_a_tree():
     assert packaging.allowed("gtest/Placement.X/cpu.xml") and packaging.allowed("gtest/a.xml")
     assert not packaging.allowed("gtest/a.txt") and not packaging.allowed("notes.txt")
+
+
+def test_extraction_digests_are_of_what_lies_on_disk(tmp_path):
+    """The sums extract() takes as members stream by stand in for reading
+    the files back (check_manifest): a path written twice ('pkg/junit.xml'
+    then 'pkg/./junit.xml', the second copy the one on disk) has the sum of
+    the copy on disk, so a MANIFEST made for the first copy still fails."""
+    from tdc import verify
+    first, second = b"<testsuite/>", b"<testsuite tests='9'/>"
+    manifest = f"{packaging.hashlib.sha256(first).hexdigest()}  junit.xml\n".encode()
+    members = GOOD[:1] + [member("pkg/MANIFEST", manifest), member("pkg/junit.xml", first),
+                          member("pkg/./junit.xml", second)]
+    digests = {}
+    stage = packaging.extract(write_package(tmp_path, gzip.compress(tar_bytes(members))), str(tmp_path / "x"),
+                              digests)
+    assert open(os.path.join(stage, "junit.xml"), "rb").read() == second
+    assert digests["junit.xml"] == packaging.sha256(os.path.join(stage, "junit.xml"))
+    problems = []
+    verify.check_manifest(stage, problems, digests)
+    assert problems == ["edited file: junit.xml does not match its sha256 in MANIFEST"]
+    clean = members[:3]
+    digests = {}
+    stage = packaging.extract(write_package(tmp_path, gzip.compress(tar_bytes(clean)), "q.tar.gz"),
+                              str(tmp_path / "y"), digests)
+    problems = []
+    verify.check_manifest(stage, problems, digests)
+    assert problems == [] and set(digests) == {"MANIFEST", "junit.xml"}
