@@ -61,12 +61,13 @@ def check_manifest(stage, problems, digests=None):
             problems.append(f"MANIFEST lists {match.group(2)} twice")
             continue
         listed[match.group(2)] = match.group(1)
-    present = set(packaging.package_files(stage))
+    # The files extract() streamed (some maybe left unwritten), else those on disk.
+    present = {path for path in digests if path not in (packaging.MANIFEST, packaging.SIGNATURE)} \
+        if digests is not None else set(packaging.package_files(stage))
     for path, digest in sorted(listed.items()):
         if path not in present:
             problems.append(f"removed file: {path} is listed in MANIFEST but missing")
-        elif (digests[path] if digests and path in digests else
-              packaging.sha256(os.path.join(stage, path))) != digest:
+        elif (digests[path] if digests is not None else packaging.sha256(os.path.join(stage, path))) != digest:
             problems.append(f"edited file: {path} does not match its sha256 in MANIFEST")
     for path in sorted(present - set(listed)):
         problems.append(f"extra file: {path} is not in MANIFEST")

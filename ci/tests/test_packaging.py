@@ -172,3 +172,34 @@ def test_extraction_digests_are_of_what_lies_on_disk(tmp_path):
     problems = []
     verify.check_manifest(stage, problems, digests)
     assert problems == [] and set(digests) == {"MANIFEST", "junit.xml"}
+
+
+def test_a_file_left_unwritten_is_still_checked_against_the_manifest(tmp_path):
+    """extract(keep=...) as the merge calls it: bench output other than its
+    digest is summed as it streams by and never written; the MANIFEST check
+    still sees it, and an edited copy of it still fails."""
+    from tdc import verify
+    from tdc.fleet import packages
+    series, medians = b'{"benchmarks": []}', b'{"copy/h2d/loopback:0": {"seconds": 1}}'
+    sums = {name: packaging.hashlib.sha256(data).hexdigest()
+            for name, data in (("bench/forward.json", series), ("bench/medians.json", medians))}
+    manifest = "".join(f"{digest}  {name}\n" for name, digest in sorted(sums.items())).encode()
+
+    def staged(bench_data, name):
+        members = GOOD[:1] + [member("pkg/MANIFEST", manifest), member("pkg/bench/", kind=tarfile.DIRTYPE),
+                              member("pkg/bench/forward.json", bench_data), member("pkg/bench/medians.json", medians)]
+        digests = {}
+        stage = packaging.extract(write_package(tmp_path, gzip.compress(tar_bytes(members)), name),
+                                  str(tmp_path / name[:-7]), digests, keep=packages._read_later)
+        problems = []
+        verify.check_manifest(stage, problems, digests)
+        return stage, digests, problems
+
+    stage, digests, problems = staged(series, "good.tar.gz")
+    assert problems == [] and not os.path.exists(os.path.join(stage, "bench", "forward.json"))
+    assert packages._benchmarks(stage, digests) == {"copy/h2d/loopback:0": {"seconds": 1}}
+    _, _, problems = staged(b'{"benchmarks": [1]}', "edited.tar.gz")
+    assert problems == ["edited file: bench/forward.json does not match its sha256 in MANIFEST"]
+    os.unlink(os.path.join(stage, "bench", "medians.json"))   # no digest: the series come from the files
+    assert packages._benchmarks(stage, digests) is None
+    assert packages._benchmarks(stage, {"junit.xml": "0" * 64}) == {}
