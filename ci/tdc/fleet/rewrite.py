@@ -242,7 +242,8 @@ class Package:
                 with open(signing.sign(manifest, sign_key), "rb") as f:
                     self.files[packaging.SIGNATURE] = f.read()
         path = os.path.join(folder, (name or self.top) + ".tar.gz")
-        with tarfile.open(path, "w:gz", format=tarfile.PAX_FORMAT, compresslevel=6) as tar:
+        partial = path + ".partial"  # renamed when whole: a package file is never half written
+        with tarfile.open(partial, "w:gz", format=tarfile.PAX_FORMAT, compresslevel=6) as tar:
             folders = sorted({"/".join(p.split("/")[:i]) for p in self.files for i in range(1, p.count("/") + 1)})
             for folder_name in [""] + folders:
                 info = tarfile.TarInfo(f"{self.top}/{folder_name}".rstrip("/"))
@@ -252,6 +253,7 @@ class Package:
                 info = tarfile.TarInfo(f"{self.top}/{relative}")
                 info.size, info.mode = len(data), 0o644
                 tar.addfile(info, io.BytesIO(data))
+        os.replace(partial, path)
         return path
 
 

@@ -91,7 +91,7 @@ def twins_on(count):
     return keep
 
 
-def make(bases, hosts, out, seed=1, sign=True, twin_devices=2, jobs=1):
+def make(bases, hosts, out, seed=1, sign=True, twin_devices=2, jobs=1, reuse=False):
     out = os.path.abspath(out)  # tasks.json names packages by absolute path
     base_packages = [rewrite.Package.read(path) for path in bases]
     for base in base_packages:
@@ -114,7 +114,7 @@ def make(bases, hosts, out, seed=1, sign=True, twin_devices=2, jobs=1):
     # Each host is made from its own random stream (seed and name), so the
     # hosts can be written by `jobs` processes and the fleet is the same.
     global _MAKING
-    _MAKING = (base_packages, names, info, truth, keys, out, seed)
+    _MAKING = (base_packages, names, info, truth, keys, out, seed, reuse)
     try:
         if jobs > 1 and len(names) > 1:
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
@@ -141,7 +141,7 @@ _MAKING = None  # what make() hands its worker processes (forked: shared, not pi
 def _make_host(name):
     """One host's task, and its package: (task, forged package path or None,
     slowed device or None)."""
-    base_packages, names, info, truth, keys, out, seed = _MAKING
+    base_packages, names, info, truth, keys, out, seed, reuse = _MAKING
     rng = random.Random(f"{seed}:{name}")
     host = info[name]
     task = {"host": name, "build": host["build"], "job_id": "90210", "array_task_id": host["index"],
@@ -185,12 +185,21 @@ def _make_host(name):
     if name in truth["forged"]:
         # A package that claims this host, made by another: its key signs it.
         other = names[(host["index"] + 1) % len(names)]
-        path = package.write(os.path.join(out, "packages"), sign_key=keys.get(other), name=f"forged-{name}")
+        path = _write(package, out, reuse, sign_key=keys.get(other), name=f"forged-{name}")
         task.update(state="FAILED", exit_code=1, reason="the task's package was lost")
         return task, path, slow
-    path = package.write(os.path.join(out, "packages"), sign_key=keys.get(name))
+    path = _write(package, out, reuse, sign_key=keys.get(name))
     task.update(package=path, state="FAILED" if failing else "COMPLETED", exit_code=1 if failing else 0)
     return task, None, slow
+
+
+def _write(package, out, reuse, sign_key, name=None):
+    """package.write, or with reuse the package an earlier make of the same
+    seed and base left there (a host's package depends on nothing else)."""
+    path = os.path.join(out, "packages", (name or package.top) + ".tar.gz")
+    if reuse and os.path.isfile(path):
+        return path
+    return package.write(os.path.join(out, "packages"), sign_key=sign_key, name=name)
 
 
 def inject(package, check, device, message, prerequisite=None):
@@ -288,7 +297,8 @@ def main(argv=None):
                             help="processes that write the hosts' packages, and ci/merge --jobs "
                                  "(default: the cores, at most 4)")
         parser.add_argument("--reuse", action="store_true",
-                            help="measure: keep a fleet an earlier run made in OUT/fleet-N")
+                            help="measure: keep a fleet an earlier run made in OUT/fleet-N; make: keep "
+                                 "the packages an earlier make of the same seed and base wrote")
         parser.add_argument("--no-sign", action="store_true", help="no keys, no signatures, no --allowed-signers")
         parser.add_argument("--twin-devices", type=upstream.whole(1, 64), default=2,
                             help="loopback devices the reference twins keep (default 2, as on a GPU host)")
@@ -298,7 +308,7 @@ def main(argv=None):
             raise upstream.InputError(f"--hosts {options.hosts!r}: expected whole numbers, comma-separated")
         if options.what == "make":
             make(options.base, sizes[0], options.out, options.seed, not options.no_sign, options.twin_devices,
-                 options.jobs)
+                 options.jobs, options.reuse)
             print(f"simulate: {sizes[0]} hosts in {options.out}")
             return 0
         figures = []
