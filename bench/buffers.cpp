@@ -7,10 +7,10 @@
 
 namespace tdc::bench {
 
-at::Tensor seeded_bytes(std::int64_t bytes, std::uint64_t seed) {
-  // A generator of our own, so the bytes depend on the seed alone; uniform
+at::Tensor salted_bytes(std::int64_t bytes, std::uint64_t salt) {
+  // A generator of our own, so the bytes depend on the salt alone; uniform
   // bytes repeat at no power-of-two period a broken copy could hide behind.
-  auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(salt);
   return at::randint(256, {bytes}, generator, at::TensorOptions().dtype(at::kByte));
 }
 

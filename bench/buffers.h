@@ -1,5 +1,5 @@
 #pragma once
-// Host-side buffers for the transfer benchmarks: seeded contents, so every
+// Host-side buffers for the transfer benchmarks: salted contents, so every
 // destination can be checked byte for byte, and page-locked memory where the
 // build provides it.
 #include <ATen/core/Tensor.h>
@@ -10,7 +10,7 @@
 namespace tdc::bench {
 
 // `bytes` uint8 values on the host, a function of `seed` only.
-at::Tensor seeded_bytes(std::int64_t bytes, std::uint64_t seed);
+at::Tensor salted_bytes(std::int64_t bytes, std::uint64_t salt);
 
 // Empty when pin_memory() works in this process, else why not (probed once:
 // a build without an accelerator, or a plugin without pinned-memory hooks).

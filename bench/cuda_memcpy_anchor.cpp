@@ -77,7 +77,7 @@ struct Buffers {
   Buffers& operator=(const Buffers&) = delete;
 };
 
-// A fast wrong copy is an error, not a number: round-trip a seeded pattern.
+// A fast wrong copy is an error, not a number: round-trip a salted pattern.
 void verify(Buffers& buffers, cudaStream_t stream) {
   auto* bytes = static_cast<std::uint8_t*>(buffers.host);
   std::vector<std::uint8_t> pattern(buffers.bytes);

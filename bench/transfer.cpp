@@ -19,7 +19,7 @@
 namespace tdc::bench {
 namespace {
 
-constexpr std::uint64_t kSeed = 0x7dc0b3e5;
+constexpr std::uint64_t kSalt = 0x7dc0b3e5;
 const c10::Device kHost(c10::DeviceType::CPU);
 // The latency series: one small copy, with the synchronisation a caller pays.
 constexpr std::int64_t kLatencyBytes = 4 << 10;
@@ -109,7 +109,7 @@ Buffers& buffers_for(const SeriesState& series, std::int64_t bytes, const Make& 
   auto& slot = buffer_slot();
   if (slot.series != &series || slot.bytes != bytes) {
     slot = Buffers{};  // release the previous buffers before allocating the next
-    slot.pattern = seeded_bytes(bytes, kSeed + static_cast<std::uint64_t>(bytes));
+    slot.pattern = salted_bytes(bytes, kSalt + static_cast<std::uint64_t>(bytes));
     make(slot);
     slot.series = &series;
     slot.bytes = bytes;

@@ -76,3 +76,55 @@ def test_python_m_tdc_lists_every_verb():
     assert run.returncode == 0
     for verb in verbs.VERBS:
         assert f"  {verb} " in run.stdout
+
+
+# A check's file is named after its suite: `EventBlock` lives in
+# suites/events/event_block.cpp. The project's own units under
+# suites/selftest add `_test` (`DeviceSpec` in device_spec_test.cpp). Helpers
+# (no TEST) are free. docs/conformance.md, "Names", states the rule.
+SUITE = re.compile(r"^\s*(?:TEST|TEST_P|TEST_F)\(\s*([A-Za-z0-9_]+)\s*,", re.M)
+# One word for one thing: cross-index suites say AcrossDevices, and "seed"
+# alone is the seed program (the RNG's is manual_seed, PyTorch's own name).
+RETIRED_WORDS = {"AcrossIndices": "AcrossDevices", "seeded_pattern": "salted_pattern"}
+
+
+def snake(name):
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])", "_", name).lower()
+
+
+def naming_problems(path, text):
+    """What is wrong with the names in one suite file (empty when nothing)."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    problems = []
+    for suite in sorted(set(SUITE.findall(text))):
+        wanted = snake(suite) + ("_test" if path.startswith("suites/selftest/") else "")
+        if stem != wanted:
+            problems.append(f"{path}: suite {suite} belongs in {wanted}.cpp")
+    for retired, word in RETIRED_WORDS.items():
+        if retired in text:
+            problems.append(f"{path}: says {retired}; the tree's word is {word}")
+    return problems
+
+
+def test_naming_rule_catches_a_misnamed_file():
+    """The negative: the names the review found (issue 19) fail the rule."""
+    assert naming_problems("suites/events/stream_wait.cpp", "TEST_P(EventBlock, X) {}") == [
+        "suites/events/stream_wait.cpp: suite EventBlock belongs in event_block.cpp"]
+    assert naming_problems("suites/aliasing/across_indices.cpp", "TEST_P(NoAliasingAcrossIndices, X) {}")
+    assert naming_problems("suites/selftest/device_spec_test.cpp", "TEST_P(MalformedDeviceSpec, X) {}")
+    assert not naming_problems("suites/events/event_block.cpp", "TEST_P(EventBlock, X) {}")
+    assert snake("DeviceToDeviceBandwidth") == "device_to_device_bandwidth"
+    assert snake("ForwardFloat8") == "forward_float8"
+
+
+def test_every_check_file_is_named_after_its_suite():
+    problems = []
+    suites_seen = {}
+    for _, _, _, path in tracked("suites/*.cpp", "examples/*.cpp"):
+        text = open(os.path.join(ROOT, path), encoding="utf-8").read()
+        problems += naming_problems(path, text)
+        for suite in set(SUITE.findall(text)):
+            suites_seen.setdefault(suite, []).append(path)
+    problems += [f"suite {s} is split over {', '.join(p)}" for s, p in suites_seen.items() if len(p) > 1]
+    assert suites_seen, "no suite files found: the rule checked nothing"
+    assert not problems, "\n".join(problems)

@@ -28,13 +28,13 @@ bool overlap(const at::Tensor& a, const at::Tensor& b) {
 void expect_allocations_disjoint(const c10::Device& device, const c10::Device& other_device) {
   std::vector<Placed> here;
   std::vector<Placed> there;
-  std::uint64_t seed = 23;
+  std::uint64_t salt = 23;
   // Largest first, so that each later, smaller block could fit inside any
   // earlier block of the other index.
   for (const int64_t elements : {int64_t{1} << 20, int64_t{1} << 14, int64_t{1} << 10}) {
     for (auto* side : {&here, &there}) {
       const auto where = side == &here ? device : other_device;
-      auto expected = tdc::seeded_pattern({elements}, at::kFloat, ++seed);
+      auto expected = tdc::salted_pattern({elements}, at::kFloat, ++salt);
       side->push_back({expected.to(where), expected});
     }
   }

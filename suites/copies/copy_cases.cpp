@@ -79,17 +79,17 @@ void CaseReport::finish() const {
 
 void check_layout_copies(const std::string& direction, const c10::Device& from,
                          const c10::Device& to, c10::ScalarType dtype, Shape shape,
-                         std::uint64_t seed, CaseReport& report) {
+                         std::uint64_t salt, CaseReport& report) {
   const auto rows = shape.rows;
   const auto cols = shape.cols;
   const auto& destinations = destination_layouts();
   std::vector<at::Tensor> befores;
   for (const auto layout : destinations) {
-    befores.push_back(seeded_pattern(copy_layout_base_shape(layout, rows, cols), dtype, seed + 1));
+    befores.push_back(salted_pattern(copy_layout_base_shape(layout, rows, cols), dtype, salt + 1));
   }
   for (const auto source_layout : source_layouts()) {
     const auto source_base =
-        seeded_pattern(copy_layout_base_shape(source_layout, rows, cols), dtype, seed);
+        salted_pattern(copy_layout_base_shape(source_layout, rows, cols), dtype, salt);
     const auto expected_values = copy_layout_view(source_base, source_layout, rows, cols);
     const auto source_name = case_name(direction, dtype, shape, copy_layout_name(source_layout), "...");
     journal_copy(source_base, from, "the source of " + source_name);

@@ -49,6 +49,6 @@ class CaseReport {
 // shape. `direction` names the pair in the case names ("h2d").
 void check_layout_copies(const std::string& direction, const c10::Device& from,
                          const c10::Device& to, c10::ScalarType dtype, Shape shape,
-                         std::uint64_t seed, CaseReport& report);
+                         std::uint64_t salt, CaseReport& report);
 
 }  // namespace tdc::copies

@@ -30,9 +30,9 @@ struct Handoff {
 // `stage` turns a CPU tensor into host memory fit for async copies.
 template <typename Stage>
 Handoff hand_over(const c10::Stream& producer, const c10::Stream& consumer, Stage stage,
-                  std::uint64_t seed) {
+                  std::uint64_t salt) {
   Handoff h;
-  h.expected = stage(seeded_pattern({kElements}, at::kFloat, seed));
+  h.expected = stage(salted_pattern({kElements}, at::kFloat, salt));
   const auto stale = stage(at::zeros({kElements}));
   h.received = stage(at::full({kElements}, -1.0f));
   h.produced = at::empty({kElements}, at::TensorOptions().device(producer.device()));

@@ -1,5 +1,5 @@
 #pragma once
-// Seeded inputs whose rows all differ, so that a kernel that mixes up rows,
+// Salted inputs whose rows all differ, so that a kernel that mixes up rows,
 // or handles only whole blocks of rows, gives a different answer. Multiples of
 // 1/8 in [-1, 1]: exact in every checked dtype, so the input itself is the
 // same on every device and only the arithmetic differs.

@@ -19,7 +19,7 @@ const std::vector<Draw>& draws() {
   return all;
 }
 
-void seed(at::Generator& generator, std::uint64_t value) {
+void manual_seed(at::Generator& generator, std::uint64_t value) {
   std::lock_guard<std::mutex> lock(generator.mutex());
   generator.set_current_seed(value);
 }
@@ -28,18 +28,18 @@ bool same_values(const at::Tensor& a, const at::Tensor& b) { return at::equal(a.
 
 namespace {
 
-// Runs `body` with the CPU's default generator seeded with `value`, then
+// Runs `body` with the CPU default generator at manual_seed(`value`), then
 // puts its state back: a batch runs many checks in one process, and the
 // probe must not move the CPU sequence any other check sees.
 template <typename Body>
-void with_cpu_seed(std::uint64_t value, Body body) {
+void with_cpu_manual_seed(std::uint64_t value, Body body) {
   auto cpu = at::detail::getDefaultCPUGenerator();
   at::Tensor saved;
   {
     std::lock_guard<std::mutex> lock(cpu.mutex());
     saved = cpu.get_state();
   }
-  seed(cpu, value);
+  manual_seed(cpu, value);
   body();
   std::lock_guard<std::mutex> lock(cpu.mutex());
   cpu.set_state(saved);
@@ -48,18 +48,18 @@ void with_cpu_seed(std::uint64_t value, Body body) {
 }  // namespace
 
 std::string repeat_problem(at::Generator& generator, const Draw& draw, const c10::Device& device) {
-  seed(generator, 1234);
+  manual_seed(generator, 1234);
   const auto first = draw.draw(device);
-  seed(generator, 1234);
+  manual_seed(generator, 1234);
   if (same_values(first, draw.draw(device))) return "";
-  std::string problem = std::string(draw.name) + ": seed 1234 twice gave two sequences";
+  std::string problem = std::string(draw.name) + ": manual_seed(1234) twice gave two sequences";
   at::Tensor a, b;
-  with_cpu_seed(555, [&] {
-    seed(generator, 1234);
+  with_cpu_manual_seed(555, [&] {
+    manual_seed(generator, 1234);
     a = draw.draw(device);
   });
-  with_cpu_seed(555, [&] {
-    seed(generator, 1234);
+  with_cpu_manual_seed(555, [&] {
+    manual_seed(generator, 1234);
     b = draw.draw(device);
   });
   if (same_values(a, b)) {

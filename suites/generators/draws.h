@@ -1,6 +1,6 @@
 #pragma once
 // What the generator checks draw: rand, randn and randint on a device from
-// its default generator (the one torch::manual_seed seeds), and the
+// its default generator (the one torch::manual_seed sets), and the
 // generator itself, or a skip naming why this LibTorch cannot reach it.
 #include <ATen/core/Generator.h>
 #include <ATen/core/Tensor.h>
@@ -21,15 +21,15 @@ struct Draw {
 // 1000 values each, drawn without an explicit generator.
 const std::vector<Draw>& draws();
 
-// Seeds `generator` under its lock, as torch::manual_seed does.
-void seed(at::Generator& generator, std::uint64_t value);
+// torch::manual_seed for one generator: sets its start value under its lock.
+void manual_seed(at::Generator& generator, std::uint64_t value);
 
 // Same shape, dtype and every value (compared on the CPU).
 bool same_values(const at::Tensor& a, const at::Tensor& b);
 
-// Empty when seeding `generator` with 1234 twice repeats `draw` on `device`;
+// Empty when manual_seed(1234) twice on `generator` repeats `draw` on `device`;
 // else why not, and when the draws follow the CPU's generator instead (the
-// CPU fallback ran them: probed by seeding the CPU generator alike, its
+// CPU fallback ran them: probed by giving the CPU generator the same manual_seed, its
 // state restored after), what the backend must register.
 std::string repeat_problem(at::Generator& generator, const Draw& draw, const c10::Device& device);
 

@@ -48,7 +48,7 @@ TEST_P(OutOfMemory, RaisesCatchableErrorAndTheDeviceStillWorks) {
   EXPECT_TRUE(raised) << "no c10::OutOfMemoryError";
 
   // The device after the failure: allocate, copy both ways, forward.
-  const auto pattern = tdc::seeded_pattern({257, 31}, at::kFloat, 3);
+  const auto pattern = tdc::salted_pattern({257, 31}, at::kFloat, 3);
   EXPECT_TRUE(tdc::same_elements(pattern.to(device()).cpu(), pattern))
       << "copies after the out-of-memory error";
   auto model = tdc::make_seed_model();

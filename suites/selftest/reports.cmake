@@ -6,9 +6,9 @@
 set(debian_python /usr/bin/python3)
 set(pytest ${debian_python} -m pytest -q -p no:cacheprovider)
 
-# Units and rules on hand-made inputs, signing with real ssh-keygen keys,
-# the CI templates (valid YAML, only tools and flags that exist in ci/).
-tdc_add_selftest(NAME reports.units COMMAND ${pytest} "${PROJECT_SOURCE_DIR}/ci/tdc/tests")
+# Their units (fleet rules, signing with real ssh-keygen keys, the CI
+# templates, the report's command line) are files of ci/tests like every
+# other unit: selftest.unit.<file> (results_tools.cmake).
 
 # ci/conformance ends with the run's report.html, also when the run fails
 # (a real level-1 run expecting a missing device); the check of the page

@@ -31,9 +31,9 @@ import tempfile
 
 from selftest_report import finish
 
-CHECKS = ("Placement.*:PlacementAcrossDevices.*:MismatchGuard.*:MismatchGuardAcrossIndices.*:"
+CHECKS = ("Placement.*:PlacementAcrossDevices.*:MismatchGuard.*:MismatchGuardAcrossDevices.*:"
           "EventBlockAcrossDevices.*:ConcurrentForward.*:GuardNesting.*")
-PAIR_CHECKS = ("PlacementAcrossDevices", "MismatchGuardAcrossIndices", "EventBlockAcrossDevices", "GuardNesting")
+PAIR_CHECKS = ("PlacementAcrossDevices", "MismatchGuardAcrossDevices", "EventBlockAcrossDevices", "GuardNesting")
 SUITES = ("placement", "mismatch_guard", "events", "concurrency", "guard")
 
 

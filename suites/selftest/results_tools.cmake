@@ -51,7 +51,7 @@ if(TARGET tdc_loopback)
   # The leak check needs the device-generic memory statistics (2.13 on).
   if(TDC_TORCH_VERSION VERSION_GREATER_EQUAL 2.13)
     list(APPEND message_cases
-      "leak_says_what_to_free|leak|120|tdc_memory|MemoryLeak.TenThousandSeededAllocFreeCyclesReturnToBaseline/${named_0}|the backend must return every freed block to its allocator")
+      "leak_says_what_to_free|leak|120|tdc_memory|MemoryLeak.TenThousandPatternedAllocFreeCyclesReturnToBaseline/${named_0}|the backend must return every freed block to its allocator")
   endif()
   foreach(case IN LISTS message_cases)
     tdc_split_fields("${case}" name fault timeout suite result message)

@@ -40,8 +40,8 @@ std::vector<at::Tensor> round_trip(Route route, const std::vector<at::Tensor>& t
 }
 
 std::vector<at::Tensor> sample_tensors(const c10::Device& device) {
-  const auto on_device = [&](at::IntArrayRef sizes, c10::ScalarType dtype, std::uint64_t seed) {
-    return seeded_pattern(sizes, dtype, seed).to(device);
+  const auto on_device = [&](at::IntArrayRef sizes, c10::ScalarType dtype, std::uint64_t salt) {
+    return salted_pattern(sizes, dtype, salt).to(device);
   };
   const auto backing = on_device({64}, at::kFloat, 5);
   return {on_device({33, 17}, at::kFloat, 1), on_device({7, 3}, at::kDouble, 2),

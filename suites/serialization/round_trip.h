@@ -25,7 +25,7 @@ std::string route_name(Route route);
 std::vector<at::Tensor> round_trip(Route route, const std::vector<at::Tensor>& tensors,
                                    const c10::Device& target);
 
-// What is saved: seeded float32, float64, int64 and bool tensors on
+// What is saved: salted float32, float64, int64 and bool tensors on
 // `device`, and a float32 view that starts 5 elements into its storage (the
 // loader must honour the storage offset).
 std::vector<at::Tensor> sample_tensors(const c10::Device& device);

@@ -24,9 +24,9 @@ struct RoundTrip {
 
 class AsyncCopyTest : public StreamTest {
  protected:
-  RoundTrip queue_round_trip(const c10::Stream& stream, std::uint64_t seed) const {
+  RoundTrip queue_round_trip(const c10::Stream& stream, std::uint64_t salt) const {
     RoundTrip trip;
-    trip.source = staged(seeded_pattern({kRoundTripElements}, at::kFloat, seed));
+    trip.source = staged(salted_pattern({kRoundTripElements}, at::kFloat, salt));
     trip.destination = staged(at::full({kRoundTripElements}, -1.0f));
     c10::StreamGuard guard(stream);
     trip.on_device = at::empty({kRoundTripElements}, at::TensorOptions().device(device()));

@@ -41,8 +41,8 @@ torch::nn::Linear make_wide_model() {
   return model;
 }
 
-at::Tensor seeded(at::IntArrayRef sizes, uint64_t seed, c10::ScalarType dtype) {
-  auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
+at::Tensor salted(at::IntArrayRef sizes, uint64_t salt, c10::ScalarType dtype) {
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(salt);
   return at::rand(sizes, generator, at::TensorOptions().dtype(at::kDouble))
       .mul_(2.0)
       .sub_(1.0)
@@ -65,11 +65,11 @@ tdc::Tolerance backward_tolerance(c10::ScalarType dtype, const at::Tensor& refer
 
 using Backward = tdc::DeviceDtypeTest;
 
-void expect_gradients_match(torch::nn::Linear model, int64_t batch, uint64_t seed,
+void expect_gradients_match(torch::nn::Linear model, int64_t batch, uint64_t salt,
                             const c10::Device& device, c10::ScalarType dtype) {
   model->to(dtype);
-  const auto input = seeded({batch, model->options.in_features()}, seed, dtype);
-  const auto target = seeded({batch, model->options.out_features()}, seed + 1, dtype);
+  const auto input = salted({batch, model->options.in_features()}, salt, dtype);
+  const auto target = salted({batch, model->options.out_features()}, salt + 1, dtype);
   const auto as_reference = [](const at::Tensor& t) {
     return t.detach().to(at::kDouble).requires_grad_(true);
   };

@@ -1,6 +1,6 @@
 // The seed's forward pass, per device and dtype, against a float64 CPU
 // reference computed from the same (rounded) weights: first on the seed's
-// own input, ones(4, 3), then on seeded inputs whose rows all differ, in
+// own input, ones(4, 3), then on salted inputs whose rows all differ, in
 // batch sizes that are not multiples of 4, so that a kernel that mixes up
 // rows, or handles only whole blocks of rows, gives a different answer.
 #include <ATen/ATen.h>
@@ -67,8 +67,8 @@ TEST_P(Forward, SeedModelMatchesFloat64Reference) {
                        model, tdc::make_seed_input(at::TensorOptions().dtype(dtype())))});
   for (const auto rows : kBatchSizes) {
     const auto input = distinguishing_input(rows, dtype());
-    ASSERT_TRUE(rows_all_differ(input)) << "the seeded input of " << rows << " rows";
-    cases.push_back({"seeded input, " + std::to_string(rows) + " distinct rows",
+    ASSERT_TRUE(rows_all_differ(input)) << "the salted input of " << rows << " rows";
+    cases.push_back({"salted input, " + std::to_string(rows) + " distinct rows",
                      input.to(device()), tdc::reference_forward(model, input)});
   }
   TDC_MOVE_MODULE_OR_FAIL(*model, device());

@@ -11,7 +11,7 @@ namespace {
 using NoAliasing = tdc::DeviceTest;
 
 TEST_P(NoAliasing, CopiesNeverShareMemoryWithTheirSource) {
-  const auto host = tdc::seeded_pattern({31, 33}, at::kFloat, 17);
+  const auto host = tdc::salted_pattern({31, 33}, at::kFloat, 17);
   const auto on_device = [&] { return host.to(device(), at::kFloat, false, /*copy=*/true); };
   if (!device().is_cpu()) {
     // On the CPU these are the same device, where to() returns its argument by design.

@@ -20,19 +20,19 @@ using GeneratorState = tdc::DeviceTest;
 
 TEST_P(GeneratorState, SetStateReplaysTheSequence) {
   TDC_DEFAULT_GENERATOR_OR_SKIP(generator, device());
-  // A sequence that does not repeat from a seed cannot replay from a state
-  // either: that root cause is the seed check's, named once.
+  // A sequence that does not repeat from a manual_seed cannot replay from a state
+  // either: that root cause is the manual_seed check's, named once.
   for (const auto& entry : draws()) {
     const auto problem = repeat_problem(generator, entry, device());
     if (!problem.empty()) {
       FAIL() << tdc::prerequisite_failed(
           std::string(entry.name) + " on " + device().str(), problem,
-          "Generators.SameSeedRepeatsTheSequenceAndAnotherSeedChangesIt/" + tdc::DeviceUnderTest{device(), ""}.label());
+          "Generators.SameManualSeedRepeatsTheSequenceAndAnotherChangesIt/" + tdc::DeviceUnderTest{device(), ""}.label());
     }
   }
-  seed(generator, 99);
+  manual_seed(generator, 99);
   for (const auto& [name, draw] : draws()) {
-    draw(device());  // move away from the freshly seeded state
+    draw(device());  // move away from the state manual_seed left
     at::Tensor state;
     {
       std::lock_guard<std::mutex> lock(generator.mutex());

@@ -8,9 +8,9 @@
 
 namespace {
 
-class MismatchGuardAcrossIndices : public tdc::DevicePairTest {};
+class MismatchGuardAcrossDevices : public tdc::DevicePairTest {};
 
-TEST_P(MismatchGuardAcrossIndices, RejectsInputOnAnotherIndex) {
+TEST_P(MismatchGuardAcrossDevices, RejectsInputOnAnotherIndex) {
   auto model = tdc::make_seed_model();
   TDC_MOVE_MODULE_OR_FAIL(*model, device());
   const auto input = tdc::make_seed_input(at::TensorOptions().device(other_device()));
@@ -26,6 +26,6 @@ TEST_P(MismatchGuardAcrossIndices, RejectsInputOnAnotherIndex) {
       << "guard said: '" << verdict << "'";
 }
 
-TDC_INSTANTIATE_DEVICE_TEST_SUITE(MismatchGuardAcrossIndices);
+TDC_INSTANTIATE_DEVICE_TEST_SUITE(MismatchGuardAcrossDevices);
 
 }  // namespace

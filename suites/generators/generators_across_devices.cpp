@@ -1,4 +1,4 @@
-// Each index has its own generator: seeding and drawing on one index leave
+// Each index has its own generator: manual_seed and draws on one index leave
 // the other's sequence where it was, as CUDA's per-device generators do.
 #include "draws.h"
 
@@ -14,25 +14,25 @@ using namespace tdc::generators;  // the suite's draws and their comparison
 
 using GeneratorsAcrossDevices = tdc::DevicePairTest;
 
-TEST_P(GeneratorsAcrossDevices, SeedingOneIndexLeavesTheOthersSequence) {
+TEST_P(GeneratorsAcrossDevices, ManualSeedOnOneIndexLeavesTheOthersSequence) {
   TDC_DEFAULT_GENERATOR_OR_SKIP(mine, device());
   TDC_DEFAULT_GENERATOR_OR_SKIP(other, other_device());
   for (const auto& [name, draw] : draws()) {
-    seed(other, 2024);
+    manual_seed(other, 2024);
     const auto expected = draw(other_device());
-    seed(other, 2024);
+    manual_seed(other, 2024);
     // Without a repeatable sequence there is nothing to compare against.
     if (!same_values(draw(other_device()), expected)) {
       FAIL() << tdc::prerequisite_failed(
-          std::string(name) + " on " + other_device().str(), "seed 2024 twice gave two sequences",
-          "Generators.SameSeedRepeatsTheSequenceAndAnotherSeedChangesIt/" +
+          std::string(name) + " on " + other_device().str(), "manual_seed(2024) twice gave two sequences",
+          "Generators.SameManualSeedRepeatsTheSequenceAndAnotherChangesIt/" +
               tdc::DeviceUnderTest{other_device(), ""}.label());
     }
-    seed(other, 2024);
-    seed(mine, 7);
+    manual_seed(other, 2024);
+    manual_seed(mine, 7);
     draw(device());
     EXPECT_TRUE(same_values(draw(other_device()), expected))
-        << name << ": seeding and drawing on " << device() << " changed the sequence of "
+        << name << ": manual_seed and draws on " << device() << " changed the sequence of "
         << other_device();
   }
 }

@@ -11,11 +11,11 @@ using CopiesAcrossDevices = tdc::DevicePairTest;
 
 TEST_P(CopiesAcrossDevices, EveryDtypeLayoutAndSizeIsExact) {
   tdc::copies::CaseReport report;
-  std::uint64_t seed = 4052;
+  std::uint64_t salt = 4052;
   for (const auto dtype : tdc::copies::copyable_dtypes(device().type())) {
     for (const auto& shape : tdc::copies::copy_shapes()) {
       tdc::copies::check_layout_copies("cross-index", device(), other_device(), dtype, shape,
-                                       seed += 2, report);
+                                       salt += 2, report);
     }
   }
   report.finish();

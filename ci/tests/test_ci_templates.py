@@ -7,10 +7,10 @@ import re
 import subprocess
 
 import pytest
+from conftest import ROOT
 
 yaml = pytest.importorskip("yaml", reason="Debian's python3-yaml")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 TEMPLATES = os.path.join(ROOT, "ci", "templates")
 # A call: ci/<tool> and the rest of its logical line (continuations joined),
 # up to a pipe, a list operator or the end.

@@ -8,8 +8,8 @@ import re
 import subprocess
 
 import pytest
+from conftest import ROOT
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 REPORT = os.path.join(ROOT, "ci", "report")
 MERGE = os.path.join(ROOT, "ci", "merge")
 

@@ -1,4 +1,4 @@
-// A megabyte of seeded floats goes to the device and comes back with every
+// A megabyte of salted floats goes to the device and comes back with every
 // element intact. The loopback's corrupt-copy fault (its host-to-device copy
 // changes the first element) fails it.
 #include <ATen/ATen.h>
@@ -11,7 +11,7 @@ namespace {
 using AcmeCopies = tdc::DeviceTest;
 
 TEST_P(AcmeCopies, PatternRoundTripIsExact) {
-  const auto host = tdc::seeded_pattern({256, 1024}, at::kFloat, 2024);
+  const auto host = tdc::salted_pattern({256, 1024}, at::kFloat, 2024);
   const auto there = host.to(device());
   ASSERT_EQ(there.device(), device());
   EXPECT_TRUE(tdc::same_elements(there.cpu(), host));

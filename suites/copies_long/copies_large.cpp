@@ -5,19 +5,13 @@
 // `ctest -LE long`.
 #include <ATen/ATen.h>
 
+#include "large_pattern.h"
 #include "tdc/fixtures.h"
 #include "tdc/patterns.h"
 
 namespace {
 
-// 8193 x 8193 float32 = 268,500,996 bytes, just over 256 MiB (268,435,456),
-// with odd dimensions so that no chunk size divides it.
-constexpr int64_t kSide = 8193;
-
-const at::Tensor& large_host_pattern() {
-  static const at::Tensor pattern = tdc::seeded_pattern({kSide, kSide}, at::kFloat, 256);
-  return pattern;
-}
+using tdc::copies_long::large_host_pattern;
 
 using CopiesLarge = tdc::DeviceTest;
 
@@ -37,7 +31,7 @@ TEST_P(CopiesLarge, EveryDtypeAtAMegabyteIsExact) {
   for (const auto dtype : tdc::storage_dtypes()) {
     if (tdc::dtype_unsupported_reason(device().type(), dtype)) continue;
     SCOPED_TRACE(tdc::dtype_name(dtype));
-    const auto host = tdc::seeded_pattern({257, 1031}, dtype, 1031);
+    const auto host = tdc::salted_pattern({257, 1031}, dtype, 1031);
     const auto on_device = host.to(device(), dtype, false, /*copy=*/true);
     EXPECT_TRUE(tdc::same_elements(on_device, host)) << "host -> device -> host";
     EXPECT_TRUE(tdc::same_elements(on_device.clone(), host)) << "device -> device";
@@ -48,18 +42,5 @@ TEST_P(CopiesLarge, EveryDtypeAtAMegabyteIsExact) {
 }
 
 TDC_INSTANTIATE_DEVICE_TEST_SUITE(CopiesLarge);
-
-using CopiesLargeAcrossDevices = tdc::DevicePairTest;
-
-TEST_P(CopiesLargeAcrossDevices, Over256MiBIsExactBothWays) {
-  const auto& host = large_host_pattern();
-  const auto here = host.to(device(), at::kFloat, false, /*copy=*/true);
-  const auto there = here.to(other_device());
-  EXPECT_EQ(there.device(), other_device());
-  EXPECT_TRUE(tdc::same_elements(there, host)) << "to the other index";
-  EXPECT_TRUE(tdc::same_elements(there.to(device()), host)) << "and back";
-}
-
-TDC_INSTANTIATE_DEVICE_TEST_SUITE(CopiesLargeAcrossDevices);
 
 }  // namespace

@@ -9,10 +9,10 @@
 
 namespace {
 
-using NoAliasingAcrossIndices = tdc::DevicePairTest;
+using NoAliasingAcrossDevices = tdc::DevicePairTest;
 
-TEST_P(NoAliasingAcrossIndices, CopiesAndAllocationsNeverShareMemory) {
-  const auto host = tdc::seeded_pattern({1021}, at::kFloat, 19);
+TEST_P(NoAliasingAcrossDevices, CopiesAndAllocationsNeverShareMemory) {
+  const auto host = tdc::salted_pattern({1021}, at::kFloat, 19);
   const auto here = [&] { return host.to(device(), at::kFloat, false, /*copy=*/true); };
 
   const auto moved_from = here();
@@ -32,6 +32,6 @@ TEST_P(NoAliasingAcrossIndices, CopiesAndAllocationsNeverShareMemory) {
   tdc::aliasing::expect_allocations_disjoint(device(), other_device());
 }
 
-TDC_INSTANTIATE_DEVICE_TEST_SUITE(NoAliasingAcrossIndices);
+TDC_INSTANTIATE_DEVICE_TEST_SUITE(NoAliasingAcrossDevices);
 
 }  // namespace

@@ -1,4 +1,4 @@
-// 10,000 seeded allocations of mixed sizes (1 byte to 8 KiB), each filled by
+// 10,000 salted allocations of mixed sizes (1 byte to 8 KiB), each filled by
 // a host-to-device copy and read back by a device-to-device copy before it
 // is freed, bring allocated bytes back to where they started.
 #include "stats.h"
@@ -17,7 +17,7 @@ constexpr int kCycles = 10000;
 
 using MemoryLeak = tdc::DeviceTest;
 
-TEST_P(MemoryLeak, TenThousandSeededAllocFreeCyclesReturnToBaseline) {
+TEST_P(MemoryLeak, TenThousandPatternedAllocFreeCyclesReturnToBaseline) {
   TDC_MEMORY_STATS_OR_SKIP(baseline, device());
   const auto options = at::TensorOptions().device(device()).dtype(at::kByte);
   {

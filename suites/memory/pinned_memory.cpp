@@ -24,14 +24,14 @@ class PinnedMemory : public tdc::DeviceTest {
     }
   }
 
-  at::Tensor seeded_host_floats(std::int64_t count, std::uint64_t seed) const {
-    auto generator = at::make_generator<at::CPUGeneratorImpl>(seed);
+  at::Tensor salted_host_floats(std::int64_t count, std::uint64_t salt) const {
+    auto generator = at::make_generator<at::CPUGeneratorImpl>(salt);
     return at::randn({count}, generator, at::TensorOptions().dtype(at::kFloat));
   }
 };
 
 TEST_P(PinnedMemory, PinMemoryGivesPinnedMemoryAndPageableMemoryIsNot) {
-  const auto pageable = seeded_host_floats(1 << 16, 3);
+  const auto pageable = salted_host_floats(1 << 16, 3);
   const auto pinned = tdc::compat::pin_memory_for(pageable, device());
   // Asked after pinning: LibTorch 2.x answers "not pinned" for every pointer
   // without asking the backend until its pinned allocator was first used. A
@@ -46,7 +46,7 @@ TEST_P(PinnedMemory, PinMemoryGivesPinnedMemoryAndPageableMemoryIsNot) {
 }
 
 TEST_P(PinnedMemory, NonBlockingCopiesThroughPinnedMemoryAreExactAfterSynchronising) {
-  const auto expected = seeded_host_floats(1 << 20, 4);
+  const auto expected = salted_host_floats(1 << 20, 4);
   const auto pinned_source = tdc::compat::pin_memory_for(expected, device());
   auto on_device = at::empty({expected.numel()}, at::TensorOptions().device(device()).dtype(at::kFloat));
   on_device.copy_(pinned_source, /*non_blocking=*/true);

@@ -14,12 +14,12 @@ using Copies = tdc::DeviceTest;
 TEST_P(Copies, EveryDtypeLayoutSizeAndDirectionIsExact) {
   const c10::Device host(c10::kCPU);
   tdc::copies::CaseReport report;
-  std::uint64_t seed = 2026;
+  std::uint64_t salt = 2026;
   for (const auto dtype : tdc::copies::copyable_dtypes(device().type())) {
     for (const auto& shape : tdc::copies::copy_shapes()) {
-      tdc::copies::check_layout_copies("h2d", host, device(), dtype, shape, seed += 2, report);
-      tdc::copies::check_layout_copies("d2h", device(), host, dtype, shape, seed += 2, report);
-      tdc::copies::check_layout_copies("d2d", device(), device(), dtype, shape, seed += 2, report);
+      tdc::copies::check_layout_copies("h2d", host, device(), dtype, shape, salt += 2, report);
+      tdc::copies::check_layout_copies("d2h", device(), host, dtype, shape, salt += 2, report);
+      tdc::copies::check_layout_copies("d2d", device(), device(), dtype, shape, salt += 2, report);
     }
   }
   report.finish();

@@ -24,9 +24,9 @@ using CopySoak = tdc::DeviceTest;
 TEST_P(CopySoak, EveryOneOf4096CopiesIsExact) {
   // Odd-sized and not a power of two; dtypes rotate so that every copy is
   // not the same bytes.
-  const std::vector<at::Tensor> sources{tdc::seeded_pattern({1021}, at::kFloat, 5),
-                                        tdc::seeded_pattern({1021}, at::kInt, 5),
-                                        tdc::seeded_pattern({1021}, at::kHalf, 5)};
+  const std::vector<at::Tensor> sources{tdc::salted_pattern({1021}, at::kFloat, 5),
+                                        tdc::salted_pattern({1021}, at::kInt, 5),
+                                        tdc::salted_pattern({1021}, at::kHalf, 5)};
   int failed = 0;
   for (int i = 0; i < kCopies; ++i) {
     const auto& source = sources[i % sources.size()];

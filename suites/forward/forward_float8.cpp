@@ -1,6 +1,6 @@
 // Weight-only float8: the seed model's weight and bias stored on the device
 // in float8 (e4m3fn, e5m2), widened to float32 there, then the forward, on
-// seeded inputs whose rows differ; against a float64 CPU reference from the
+// salted inputs whose rows differ; against a float64 CPU reference from the
 // same float8-rounded weights. No LibTorch device runs a Linear in float8
 // itself (CUDA needs _scaled_mm), so this is how float8 reaches a forward:
 // storage, copies and the widening kernel. A format the device does not

@@ -14,7 +14,7 @@
 
 namespace {
 
-using tdc::generators::seed;
+using tdc::generators::manual_seed;
 
 constexpr int64_t kSamples = 100000;
 
@@ -38,7 +38,7 @@ using GeneratorMoments = tdc::DeviceTest;
 
 TEST_P(GeneratorMoments, HundredThousandNormalsHaveMeanAndVarianceWithinFiveStandardErrors) {
   TDC_DEFAULT_GENERATOR_OR_SKIP(generator, device());
-  seed(generator, 20261130);
+  manual_seed(generator, 20261130);
   const auto normals = at::randn({kSamples}, at::TensorOptions().device(device()));
   ASSERT_EQ(normals.device(), device());
   EXPECT_EQ(moments_off_standard_normal(normals), "") << "randn on " << device();
