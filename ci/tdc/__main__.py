@@ -6,6 +6,7 @@ import sys
 # verb -> the module whose main() it runs (the same main as ci/<tool>).
 VERBS = {
     "run": "tdc.pipeline",
+    "run-report": "tdc.run_report",
     "context": "tdc.context",
     "summarize": "tdc.summarize",
     "annotate": "tdc.annotate",

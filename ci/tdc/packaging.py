@@ -186,11 +186,18 @@ def check_member(member, names, total):
     return total
 
 
-def extract(package, into):
+def extract(package, into, digests=None, keep=None):
     """The package's top folder under `into`. One pass over the stream: each
     member's header is checked (and the sizes so far summed) before its data
     is read; a refused package leaves only a partial folder the caller's
-    temporary directory removes."""
+    temporary directory removes. `digests`, a dict, gets each file's sha256
+    of the bytes as they streamed by ({path relative to the top folder:
+    hex}): a verifier of a folder only it writes to need not read every
+    file back to check the MANIFEST (a fleet merge verifies thousands).
+    With digests, keep(path) false leaves that file unwritten: it is still
+    read, checked and summed (a MANIFEST check from digests sees it), only
+    no later reader could open it (the merge's benchmark series: most of a
+    package's bytes, read through their digest, bench/medians.json)."""
     try:
         size = os.path.getsize(package)
         handle = open(package, "rb")
@@ -215,11 +222,25 @@ def extract(package, into):
                     if member.isdir():
                         os.makedirs(path, exist_ok=True)
                         continue
-                    os.makedirs(os.path.dirname(path), exist_ok=True)
                     source = tar.extractfile(member)
+                    digest = hashlib.sha256()
+                    # By the path written: a later copy of it replaces both.
+                    relative = os.path.relpath(os.path.normpath(path), stage_root).replace(os.sep, "/")
+                    relative = relative.split("/", 1)[-1]
+                    if digests is not None and keep is not None and not keep(relative):
+                        if os.path.lexists(path):  # an earlier copy of it on disk is not this one
+                            os.unlink(path)
+                        for block in iter(lambda: source.read(MiB), b""):
+                            digest.update(block)
+                        digests[relative] = digest.hexdigest()
+                        continue
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
                     with open(path, "wb") as out:
                         for block in iter(lambda: source.read(MiB), b""):
+                            digest.update(block)
                             out.write(block)
+                    if digests is not None:
+                        digests[relative] = digest.hexdigest()
             stream.finish()
         except (tarfile.TarError, EOFError) as error:
             raise InputError(f"is not a readable tar archive ({error})")

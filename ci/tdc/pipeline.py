@@ -1,6 +1,7 @@
 """run: the run-and-report pipeline, written once for ci/conformance,
 ci/health and ci/offline-run: context -> ctest -> summary -> the per-check
-JUnit -> verdict. (The build names its resource spec itself, made from
+JUnit -> verdict, and the run's last step, after its benchmarks: report.html
+(write_report; `python3 -m tdc run-report`). (The build names its resource spec itself, made from
 discovery at ctest's start: cmake/TdcResourceSpec.cmake.in.)
 
   python3 -m tdc run --build-dir BUILD --results DIR [--level N] [--labels REGEX]
@@ -43,6 +44,7 @@ from tdc import verdict
 from tdc.errors import InputError
 
 MARKER = ".tdc-results"
+REPORT = "report.html"
 BUDGET = (10, 86400)
 # Seconds kept back from the budget for ctest to end the running checks and
 # write its JUnit, and for what follows (summary, annotation, verdict): at
@@ -212,6 +214,21 @@ def execute(args, started, started_wall):
     if not args.print_verdict:  # --quiet too: the summary is what a quiet run prints
         print("\n".join(summarize.console(summary)))
     return paths["summary.json"], 1 if summary["totals"]["failed"] else 0
+
+
+def write_report(results_dir):
+    """The run's last step, after its benchmarks (the page charts them):
+    results_dir/report.html, made by ci/report's own function
+    (tdc.report.run.write_run_report). Returns its path, or None with one line
+    on stderr saying why there is none (no jinja2 or matplotlib on this
+    python, nothing to report): the report never decides a run's verdict, and
+    a run without one keeps every other result."""
+    from tdc.report import run as run_report  # imports jinja2 and matplotlib only when writing
+    try:
+        return run_report.write_run_report(results_dir)
+    except InputError as error:
+        print(f"tdc: no {REPORT} in {results_dir}: {error}", file=sys.stderr)
+        return None
 
 
 def parser():

@@ -66,11 +66,18 @@ def _compile(schema, root):
     wanted = schema.get("type")
     if wanted is not None:
         names = wanted if isinstance(wanted, list) else [wanted]
+        plain = tuple(TYPES[n] for n in names if n in TYPES)
 
         def check_type(value, names=names):
             if not any(type_matches(value, n) for n in names):
                 return [], f"{describe(value)}, expected {' or '.join(names)}"
-        checks.append(check_type)
+
+        def check_plain_type(value):
+            # type_matches for names without integer or number: isinstance alone
+            # (bool is no int here), one call per value instead of a generator.
+            if not isinstance(value, plain):
+                return [], f"{describe(value)}, expected {' or '.join(names)}"
+        checks.append(check_plain_type if len(plain) == len(names) else check_type)
     if "enum" in schema:
         enum = schema["enum"]
         checks.append(lambda value: None if value in enum else ([], f"{value!r} is not one of {enum}"))
@@ -135,6 +142,9 @@ def _compile(schema, root):
                         problem[0].append(index)
                         return problem
         checks.append(check_items)
+
+    if len(checks) == 1:
+        return checks[0]
 
     def check(value):
         for one in checks:

@@ -46,7 +46,8 @@ from tdc.fleet import signing
 NEEDS_ANOTHER_DEVICE = re.compile(r"^needs (two |a device other than )")
 
 
-def check_manifest(stage, problems):
+def check_manifest(stage, problems, digests=None):
+    """digests: {path: sha256} taken as extract() wrote the stage (None: read each file)."""
     try:
         text = safeio.read_text(os.path.join(stage, packaging.MANIFEST), "MANIFEST")
     except InputError as error:
@@ -62,11 +63,13 @@ def check_manifest(stage, problems):
             problems.append(f"MANIFEST lists {match.group(2)} twice")
             continue
         listed[match.group(2)] = match.group(1)
-    present = set(packaging.package_files(stage))
+    # The files extract() streamed (some maybe left unwritten), else those on disk.
+    present = {path for path in digests if path not in (packaging.MANIFEST, packaging.SIGNATURE)} \
+        if digests is not None else set(packaging.package_files(stage))
     for path, digest in sorted(listed.items()):
         if path not in present:
             problems.append(f"removed file: {path} is listed in MANIFEST but missing")
-        elif packaging.sha256(os.path.join(stage, path)) != digest:
+        elif (digests[path] if digests is not None else packaging.sha256(os.path.join(stage, path))) != digest:
             problems.append(f"edited file: {path} does not match its sha256 in MANIFEST")
     for path in sorted(present - set(listed)):
         problems.append(f"extra file: {path} is not in MANIFEST")
@@ -258,8 +261,11 @@ def check_results(stage, level, context, summary, problems):
     own = [t for t in tests if not t["twin"]]
     per_device = {t["check"] for t in own if names.DEVICE.match(t["device"])}
     devices = expected_devices(context, own)
+    by_device = {}  # device -> check -> its instances (a fleet merge asks this of every package)
+    for test in own:
+        by_device.setdefault(test["device"], {}).setdefault(test["check"], []).append(test)
     for device in devices:
-        here = [t for t in own if t["device"] == device]
+        here = [t for instances in by_device.get(device, {}).values() for t in instances]
         if not here:
             problems.append(f"expected device {device} has no results of the node's own entries")
             continue
@@ -268,7 +274,7 @@ def check_results(stage, level, context, summary, problems):
         for check in mustpass:
             if check not in per_device:
                 continue
-            instances = [t for t in here if t["check"] == check]
+            instances = by_device[device].get(check, [])
             if not instances:
                 problems.append(f"check {check} has no result on expected device {device}")
             elif level == 1 and not any(t["status"] == "passed" or waiver_tracker(t) or
@@ -387,16 +393,19 @@ _parsed = {}
 def verify(package, problems, allowed_signers=None):
     """The checks; returns (level, statement, summary, context, devices)."""
     with tempfile.TemporaryDirectory() as tmp:
+        digests = {}
         try:
-            stage = packaging.extract(package, tmp)
+            stage = packaging.extract(package, tmp, digests)
         except InputError as error:
             raise InputError(f"{package} is not a readable package: it {error}")
-        return check_stage(stage, problems, allowed_signers)
+        return check_stage(stage, problems, allowed_signers, digests)
 
 
-def check_stage(stage, problems, allowed_signers=None):
-    """The checks on an extracted package (verify; ci/merge calls it too)."""
-    check_manifest(stage, problems)
+def check_stage(stage, problems, allowed_signers=None, digests=None):
+    """The checks on an extracted package (verify; ci/merge calls it too).
+    digests: the files' sha256 as extract() took them, for a stage in a
+    folder of the caller's own that nothing changed since (None: read)."""
+    check_manifest(stage, problems, digests)
     statement = read_statement(stage, problems)
     context = load(stage, "context", problems)
     summary = load(stage, "summary", problems)

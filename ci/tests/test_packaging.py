@@ -145,3 +145,61 @@ def test_manifest_refuses_links(tmp_path):
 def test_gtest_is_a_tree():
     assert packaging.allowed("gtest/Placement.X/cpu.xml") and packaging.allowed("gtest/a.xml")
     assert not packaging.allowed("gtest/a.txt") and not packaging.allowed("notes.txt")
+
+
+def test_extraction_digests_are_of_what_lies_on_disk(tmp_path):
+    """The sums extract() takes as members stream by stand in for reading
+    the files back (check_manifest): a path written twice ('pkg/junit.xml'
+    then 'pkg/./junit.xml', the second copy the one on disk) has the sum of
+    the copy on disk, so a MANIFEST made for the first copy still fails."""
+    from tdc import verify
+    first, second = b"<testsuite/>", b"<testsuite tests='9'/>"
+    manifest = f"{packaging.hashlib.sha256(first).hexdigest()}  junit.xml\n".encode()
+    members = GOOD[:1] + [member("pkg/MANIFEST", manifest), member("pkg/junit.xml", first),
+                          member("pkg/./junit.xml", second)]
+    digests = {}
+    stage = packaging.extract(write_package(tmp_path, gzip.compress(tar_bytes(members))), str(tmp_path / "x"),
+                              digests)
+    assert open(os.path.join(stage, "junit.xml"), "rb").read() == second
+    assert digests["junit.xml"] == packaging.sha256(os.path.join(stage, "junit.xml"))
+    problems = []
+    verify.check_manifest(stage, problems, digests)
+    assert problems == ["edited file: junit.xml does not match its sha256 in MANIFEST"]
+    clean = members[:3]
+    digests = {}
+    stage = packaging.extract(write_package(tmp_path, gzip.compress(tar_bytes(clean)), "q.tar.gz"),
+                              str(tmp_path / "y"), digests)
+    problems = []
+    verify.check_manifest(stage, problems, digests)
+    assert problems == [] and set(digests) == {"MANIFEST", "junit.xml"}
+
+
+def test_a_file_left_unwritten_is_still_checked_against_the_manifest(tmp_path):
+    """extract(keep=...) as the merge calls it: bench output other than its
+    digest is summed as it streams by and never written; the MANIFEST check
+    still sees it, and an edited copy of it still fails."""
+    from tdc import verify
+    from tdc.fleet import packages
+    series, medians = b'{"benchmarks": []}', b'{"copy/h2d/loopback:0": {"seconds": 1}}'
+    sums = {name: packaging.hashlib.sha256(data).hexdigest()
+            for name, data in (("bench/forward.json", series), ("bench/medians.json", medians))}
+    manifest = "".join(f"{digest}  {name}\n" for name, digest in sorted(sums.items())).encode()
+
+    def staged(bench_data, name):
+        members = GOOD[:1] + [member("pkg/MANIFEST", manifest), member("pkg/bench/", kind=tarfile.DIRTYPE),
+                              member("pkg/bench/forward.json", bench_data), member("pkg/bench/medians.json", medians)]
+        digests = {}
+        stage = packaging.extract(write_package(tmp_path, gzip.compress(tar_bytes(members)), name),
+                                  str(tmp_path / name[:-7]), digests, keep=packages._read_later)
+        problems = []
+        verify.check_manifest(stage, problems, digests)
+        return stage, digests, problems
+
+    stage, digests, problems = staged(series, "good.tar.gz")
+    assert problems == [] and not os.path.exists(os.path.join(stage, "bench", "forward.json"))
+    assert packages._benchmarks(stage, digests) == {"copy/h2d/loopback:0": {"seconds": 1}}
+    _, _, problems = staged(b'{"benchmarks": [1]}', "edited.tar.gz")
+    assert problems == ["edited file: bench/forward.json does not match its sha256 in MANIFEST"]
+    os.unlink(os.path.join(stage, "bench", "medians.json"))   # no digest: the series come from the files
+    assert packages._benchmarks(stage, digests) is None
+    assert packages._benchmarks(stage, {"junit.xml": "0" * 64}) == {}

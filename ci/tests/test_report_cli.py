@@ -1,7 +1,10 @@
 """ci/report and ci/merge fail closed: bad input and a missing Debian module
-are one line on stderr and exit 2, never a traceback or a page."""
+are one line on stderr and exit 2, never a traceback or a page. The run's
+report step (python3 -m tdc run-report, what ci/conformance ends with) lists
+every test of summary.json, and the check of that fails without it."""
 import json
 import os
+import re
 import subprocess
 
 import pytest
@@ -115,3 +118,55 @@ def test_merge_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
             for a in args]
     code, _, stderr = run(MERGE, *args, "--out", str(tmp_path / "o"))
     assert code == 2 and message in one_line(stderr), stderr
+
+
+def results_folder(path, tests):
+    path.mkdir(parents=True, exist_ok=True)
+    totals = {s: sum(1 for t in tests if t["status"] == s) for s in ("passed", "failed", "skipped", "known_failure")}
+    (path / "summary.json").write_text(json.dumps({"tests": tests, "totals": totals}))
+    (path / "context.json").write_text(json.dumps({"host": "n7", "devices": {"libtorch_version": "2.13.0"}}))
+    return str(path)
+
+
+RUN_TESTS = [{"name": f"Placement.RoundTrip16MiBIsExact/{d}", "check": "Placement.RoundTrip16MiBIsExact",
+              "device": d.replace("_", ":"), "status": s, "seconds": 0.5, "message": m, "twin": False}
+             for d, s, m in (("cpu", "passed", ""), ("cuda_0", "failed", "7 elements differ"),
+                             ("cuda_1", "skipped", "needs two devices"))] + [
+    {"name": "DeviceExpectation.IsPresent/cuda_at_least_2", "check": "DeviceExpectation.IsPresent",
+     "device": "cuda", "status": "failed", "seconds": 0.0, "message": "TDC_EXPECT wants 2 cuda device(s)"}]
+
+
+def run_report_step(results, *python_flags):
+    """The step as ci/conformance runs it: Debian's python3 -m tdc run-report."""
+    return run("/usr/bin/python3", *python_flags, "-m", "tdc", "run-report", "--results", results)
+
+
+def test_the_run_report_step_lists_every_test_of_the_summary(tmp_path):
+    from tdc.report import check
+    results = results_folder(tmp_path / "r", RUN_TESTS)
+    code, stdout, stderr = run_report_step(results)
+    assert code == 0 and stdout.strip() == f"report: {results}/report.html", stderr
+    assert check.problems(results) == []
+
+
+def test_the_report_check_fails_without_the_step_and_on_a_damaged_page(tmp_path):
+    from tdc.report import check
+    skipped = results_folder(tmp_path / "skipped", RUN_TESTS)       # the report step never ran
+    assert [p for p in check.problems(skipped) if "has no report.html" in p]
+    results = results_folder(tmp_path / "r", RUN_TESTS)
+    assert run_report_step(results)[0] == 0
+    page = open(os.path.join(results, "report.html")).read()
+    row = re.search(r'<tr class="test" data-name="DeviceExpectation[^"]*".*?</tr>', page, re.S).group(0)
+    open(os.path.join(results, "report.html"), "w").write(page.replace(row, ""))
+    found = check.problems(results)
+    assert any("1 of 4 tests of summary.json are not rows" in p for p in found), found
+    open(os.path.join(results, "report.html"), "w").write(
+        page.replace('data-status="skipped"', 'data-status="passed"'))
+    assert any("another status" in p for p in check.problems(results))
+
+
+def test_without_debian_modules_the_step_is_one_line_and_no_page(tmp_path):
+    results = results_folder(tmp_path / "r", RUN_TESTS)
+    code, _, stderr = run_report_step(results, "-S")  # -S: no dist-packages, as on a bare host
+    assert code == 2 and "no report.html" in one_line(stderr) and "python3-jinja2" in stderr
+    assert not os.path.exists(os.path.join(results, "report.html"))

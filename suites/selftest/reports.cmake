@@ -10,6 +10,15 @@ set(pytest ${debian_python} -m pytest -q -p no:cacheprovider)
 # templates, the report's command line) are files of ci/tests like every
 # other unit: selftest.unit.<file> (results_tools.cmake).
 
+# ci/conformance ends with the run's report.html, also when the run fails
+# (a real level-1 run expecting a missing device); the check of the page
+# fails without it. It replaces this build's results/ and runs nested ctest
+# on it: alone (RUN_SERIAL).
+tdc_add_selftest(NAME reports.conformance_leaves_its_report TIMEOUT 900
+  COMMAND ${debian_python} "${CMAKE_CURRENT_SOURCE_DIR}/conformance_report.py" --build-dir=${CMAKE_BINARY_DIR})
+set_tests_properties(selftest.reports.conformance_leaves_its_report PROPERTIES
+  RESOURCE_LOCK tdc_nested_ctest RUN_SERIAL TRUE)
+
 # A small real fleet: real level-1 runs and benchmarks of this build under
 # six host names, one node slowed, one faulty on the first night, signed
 # packages and forgeries of them (fleet_fixtures.py), then ci/merge over

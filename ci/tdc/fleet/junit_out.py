@@ -9,6 +9,7 @@ an unverified package, adds " [<package file>]"); one <testcase> per cell, class
 "known failure". A row without results is one <testcase name="package">
 with an <error>: "no package: TIMEOUT ..." or "unverified: ...". Written a
 row at a time; the totals on <testsuites> are filled in at the end."""
+import functools
 import os
 import re
 import shutil
@@ -17,8 +18,13 @@ from xml.sax.saxutils import quoteattr, escape
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
+@functools.lru_cache(maxsize=1 << 16)  # check names, classnames and messages repeat across a fleet's rows
+def _quoted(text):
+    return quoteattr(_NOT_XML.sub("?", text))
+
+
 def _attr(text):
-    return quoteattr(_NOT_XML.sub("?", str(text)))
+    return _quoted(str(text))
 
 
 def _text(text):

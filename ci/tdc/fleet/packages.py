@@ -60,13 +60,14 @@ def open_package(path, allowed_signers=None):
     """A Package; a package that cannot be read is a trust problem, not an error."""
     package = Package(path=path)
     with tempfile.TemporaryDirectory(prefix="tdc-merge-", dir=scratch()) as tmp:
+        digests = {}
         try:
-            stage = upstream.packaging.extract(path, tmp)
+            stage = upstream.packaging.extract(path, tmp, digests, keep=_read_later)
         except InputError as error:
             package.trust_problems.append(f"not a readable package: it {error}")
             return package
         problems = []
-        _, _, summary, context, _ = upstream.verify.check_stage(stage, problems, allowed_signers)
+        _, _, summary, context, _ = upstream.verify.check_stage(stage, problems, allowed_signers, digests)
         package.context, package.summary = context or {}, summary or {}
         package.host = str(package.context.get("host") or "")
         for problem in dict.fromkeys(problems):
@@ -74,8 +75,28 @@ def open_package(path, allowed_signers=None):
              else package.trust_problems).append(problem)
         package.signature = _signature_line(problems, allowed_signers, package.host)
         if not package.trust_problems:
-            package.benchmarks = _benchmarks(stage)
+            package.benchmarks = _benchmarks(stage, digests)
+    if package.benchmarks is None:  # no digest of its series: read from the files, of the package verified
+        package.benchmarks = {}
+        with tempfile.TemporaryDirectory(prefix="tdc-merge-", dir=scratch()) as tmp:
+            again = {}
+            try:
+                stage = upstream.packaging.extract(path, tmp, again)
+            except InputError as error:
+                again = {"": str(error)}
+            if again != digests:
+                package.trust_problems.append("the package changed while it was merged: read again, its "
+                                              "files are not the ones verified")
+            else:
+                package.benchmarks = _benchmarks_of_files(stage)
     return package
+
+
+def _read_later(path):
+    """The files a merge reads after verifying (the rest are checked against
+    the MANIFEST as they stream by, never written): all but the benchmark
+    output, of which only the digest of its series and the gate's verdict."""
+    return not path.startswith("bench/") or path in (f"bench/{upstream.bench_results.MEDIANS}", "bench/gate.json")
 
 
 def _signature_line(problems, allowed_signers, host):
@@ -88,16 +109,15 @@ def _signature_line(problems, allowed_signers, host):
     return f"signed by a key allowed for {host}"
 
 
-def _benchmarks(stage):
-    """{series: medians} of the package's benchmarks: the digest ci/package
-    wrote (bench/medians.json, under the MANIFEST like every file), else
-    read from the Google Benchmark files themselves (a package made before
-    the digest)."""
-    reader = upstream.bench_results
-    bench = os.path.join(stage, "bench")
-    if not os.path.isdir(bench):
+def _benchmarks(stage, digests):
+    """{series: medians} of the package's benchmarks from the digest
+    ci/package wrote (bench/medians.json, under the MANIFEST like every
+    file); {} for a package without benchmarks; None when there is no
+    readable digest (a package made before it): the series are then read
+    from the Google Benchmark files themselves (_benchmarks_of_files)."""
+    if not any(path.startswith("bench/") for path in digests):
         return {}
-    digest = os.path.join(bench, reader.MEDIANS)
+    digest = os.path.join(stage, "bench", upstream.bench_results.MEDIANS)
     if os.path.isfile(digest):
         try:
             series = upstream.safeio.load_json(digest, "benchmark medians")
@@ -105,18 +125,13 @@ def _benchmarks(stage):
             series = None
         if isinstance(series, dict):
             return series
+    return None
+
+
+def _benchmarks_of_files(stage):
+    reader = upstream.bench_results
+    bench = os.path.join(stage, "bench")
+    if not os.path.isdir(bench):
+        return {}
     return reader.medians(sorted(os.path.join(bench, n) for n in os.listdir(bench)
                                  if n.endswith(".json") and n != reader.MEDIANS))
-    for name in sorted(os.listdir(bench)):
-        if not name.endswith(".json"):
-            continue
-        try:
-            _, results = reader.load(os.path.join(bench, name))
-        except InputError:
-            continue  # listed in MANIFEST, so authentic; just not benchmark output we can read
-        for result in results:
-            entry = {"seconds": result.seconds, "bytes_per_second": result.bytes_per_second, "cv": result.cv}
-            if result.error:
-                entry["error"] = upstream.one_line(result.error)[:200]
-            series.setdefault(result.run_name.replace("/manual_time", ""), entry)
-    return series

@@ -74,6 +74,24 @@ class Package:
             if self.json("context.json").get(key):
                 self.json("context.json")[key]["libtorch_version"] = version
 
+    def set_suite_version(self, version):
+        """The run's suite version (context, summary, JUnit properties,
+        STATEMENT) becomes version: a base package made before a VERSION
+        bump verifies against this tree's series. Only for a base with the
+        same mustpass digest (the part after '+'): the same checks, so the
+        package still holds every check the series requires; another digest
+        is refused (its checks are not this tree's). Returns the old version."""
+        old = self.json("context.json")["suite_version"]
+        if old == version:
+            return old
+        if old.partition("+")[2] != version.partition("+")[2]:
+            raise upstream.InputError(f"the base package's suite {old} has other mustpass lists than this "
+                                      f"tree's {version}: make a new base from a run of this tree")
+        self._flush()
+        for name, data in self.files.items():
+            self.files[name] = data.replace(old.encode(), version.encode())
+        return old
+
     def fail(self, check, device, message, prerequisite=None, twins=False):
         """Every test of `check` on `device` fails with message (a dependent
         when prerequisite names the check it depends on); the loopback
@@ -224,7 +242,8 @@ class Package:
                 with open(signing.sign(manifest, sign_key), "rb") as f:
                     self.files[packaging.SIGNATURE] = f.read()
         path = os.path.join(folder, (name or self.top) + ".tar.gz")
-        with tarfile.open(path, "w:gz", format=tarfile.PAX_FORMAT, compresslevel=6) as tar:
+        partial = path + ".partial"  # renamed when whole: a package file is never half written
+        with tarfile.open(partial, "w:gz", format=tarfile.PAX_FORMAT, compresslevel=6) as tar:
             folders = sorted({"/".join(p.split("/")[:i]) for p in self.files for i in range(1, p.count("/") + 1)})
             for folder_name in [""] + folders:
                 info = tarfile.TarInfo(f"{self.top}/{folder_name}".rstrip("/"))
@@ -234,6 +253,7 @@ class Package:
                 info = tarfile.TarInfo(f"{self.top}/{relative}")
                 info.size, info.mode = len(data), 0o644
                 tar.addfile(info, io.BytesIO(data))
+        os.replace(partial, path)
         return path
 
 

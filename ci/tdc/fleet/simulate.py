@@ -24,6 +24,7 @@ node fault, the regressions, exactly the slowed devices as outliers): a
 figure for a merge that found the wrong thing is no figure (exit 1).
 Figures go to stdout and DIR/measurements.json."""
 import json
+import multiprocessing
 import os
 import random
 import subprocess
@@ -90,13 +91,14 @@ def twins_on(count):
     return keep
 
 
-def make(bases, hosts, out, seed=1, sign=True, twin_devices=2):
+def make(bases, hosts, out, seed=1, sign=True, twin_devices=2, jobs=1, reuse=False):
     out = os.path.abspath(out)  # tasks.json names packages by absolute path
     base_packages = [rewrite.Package.read(path) for path in bases]
     for base in base_packages:
+        base.set_suite_version(upstream.context.suite_version())
         base.drop_tests(twins_on(twin_devices))
         base.equalise_devices()
-    names, info, truth, rng = plan(hosts, seed)
+    names, info, truth, _ = plan(hosts, seed)
     for folder in ("packages", "keys"):
         os.makedirs(os.path.join(out, folder), exist_ok=True)
     keys, allowed = {}, []
@@ -109,62 +111,21 @@ def make(bases, hosts, out, seed=1, sign=True, twin_devices=2):
             allowed.append(f"{name} {open(key + '.pub').read().strip()}")
         with open(os.path.join(out, "allowed_signers"), "w") as f:
             f.write("\n".join(allowed) + "\n")
-    tasks, forged_paths = [], []
-    slow_devices = {}
-    for name in names:
-        host = info[name]
-        task = {"host": name, "build": host["build"], "job_id": "90210", "array_task_id": host["index"],
-                "state": "COMPLETED", "exit_code": 0, "package": None, "reason": ""}
-        if name in truth["timeout"] or name in truth["node_fail"]:
-            task.update(state="TIMEOUT" if name in truth["timeout"] else "NODE_FAIL", exit_code=None,
-                        reason="Slurm: TIMEOUT after 01:00:00" if name in truth["timeout"] else "Slurm: NODE_FAIL")
-            tasks.append(task)
-            continue
-        base = base_packages[host["index"] % len(base_packages)]
-        package = base.copy()
-        package.set_host(name)
-        package.set_libtorch(host["build"])
-        package.set_devices(host["model"], host["driver"], types={device_of(base, 0).split(":")[0]})
-        for device in package.bench_devices():
-            package.scale_benchmarks(rng.lognormvariate(0, 0.03), device)
-        failing = False
-        if name in truth["node_fault"]:
-            failing |= inject(package, NODE_FAULT[0], device_of(base, NODE_FAULT[1]), NODE_FAULT[2])
-        if name in truth["single_faults"]:
-            kind = device_of(base, 0).split(":")[0]
-            check, device = rng.choice(sorted({(t["check"], t["device"]) for t in package.json("summary.json")["tests"]
-                                               if t["device"].startswith(kind + ":") and not t["twin"]
-                                               and t["status"] == "passed"}))
-            failing |= inject(package, check, device, f"{check}: wrong values")
-        if name in truth["dependents"]:
-            root_device = device_of(base, DEPENDENT_ROOT[1])
-            inject(package, DEPENDENT_ROOT[0], root_device, DEPENDENT_ROOT[2])
-            for check in DEPENDENTS:
-                inject(package, check, root_device, f"prerequisite failed: Module::to (checked by {DEPENDENT_ROOT[0]})",
-                       prerequisite=DEPENDENT_ROOT[0])
-            failing = True
-        if host["build"] == REGRESSION[1]:
-            for index in range(8):
-                failing |= inject(package, REGRESSION[0], device_of(base, index), REGRESSION[2])
-        if host["driver"] == DRIVER_REGRESSION[1]:
-            for index in range(8):
-                failing |= inject(package, DRIVER_REGRESSION[0], device_of(base, index), DRIVER_REGRESSION[2])
-        if name in truth["slow"]:
-            device = device_of(base, rng.randrange(8))
-            package.scale_benchmarks(0.6, device)
-            slow_devices[name] = device
-        if name in truth["forged"]:
-            # A package that claims this host, made by another: its key signs it.
-            other = names[(host["index"] + 1) % len(names)]
-            path = package.write(os.path.join(out, "packages"), sign_key=keys.get(other),
-                                 name=f"forged-{name}")
-            forged_paths.append(path)
-            task.update(state="FAILED", exit_code=1, reason="the task's package was lost")
-            tasks.append(task)
-            continue
-        path = package.write(os.path.join(out, "packages"), sign_key=keys.get(name))
-        task.update(package=path, state="FAILED" if failing else "COMPLETED", exit_code=1 if failing else 0)
-        tasks.append(task)
+    # Each host is made from its own random stream (seed and name), so the
+    # hosts can be written by `jobs` processes and the fleet is the same.
+    global _MAKING
+    _MAKING = (base_packages, names, info, truth, keys, out, seed, reuse)
+    try:
+        if jobs > 1 and len(names) > 1:
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                made = pool.map(_make_host, names, chunksize=4)
+        else:
+            made = [_make_host(name) for name in names]
+    finally:
+        _MAKING = None
+    tasks = [task for task, _, _ in made]
+    forged_paths = [forged for _, forged, _ in made if forged]
+    slow_devices = {name: slow for name, (_, _, slow) in zip(names, made) if slow}
     truth["slow_devices"] = slow_devices
     truth["forged_packages"] = forged_paths
     with open(os.path.join(out, "tasks.json"), "w") as f:
@@ -172,6 +133,73 @@ def make(bases, hosts, out, seed=1, sign=True, twin_devices=2):
     with open(os.path.join(out, "truth.json"), "w") as f:
         json.dump(truth, f, indent=1)
     return truth
+
+
+_MAKING = None  # what make() hands its worker processes (forked: shared, not pickled)
+
+
+def _make_host(name):
+    """One host's task, and its package: (task, forged package path or None,
+    slowed device or None)."""
+    base_packages, names, info, truth, keys, out, seed, reuse = _MAKING
+    rng = random.Random(f"{seed}:{name}")
+    host = info[name]
+    task = {"host": name, "build": host["build"], "job_id": "90210", "array_task_id": host["index"],
+            "state": "COMPLETED", "exit_code": 0, "package": None, "reason": ""}
+    if name in truth["timeout"] or name in truth["node_fail"]:
+        task.update(state="TIMEOUT" if name in truth["timeout"] else "NODE_FAIL", exit_code=None,
+                    reason="Slurm: TIMEOUT after 01:00:00" if name in truth["timeout"] else "Slurm: NODE_FAIL")
+        return task, None, None
+    base = base_packages[host["index"] % len(base_packages)]
+    package = base.copy()
+    package.set_host(name)
+    package.set_libtorch(host["build"])
+    package.set_devices(host["model"], host["driver"], types={device_of(base, 0).split(":")[0]})
+    for device in package.bench_devices():
+        package.scale_benchmarks(rng.lognormvariate(0, 0.03), device)
+    failing, slow = False, None
+    if name in truth["node_fault"]:
+        failing |= inject(package, NODE_FAULT[0], device_of(base, NODE_FAULT[1]), NODE_FAULT[2])
+    if name in truth["single_faults"]:
+        kind = device_of(base, 0).split(":")[0]
+        check, device = rng.choice(sorted({(t["check"], t["device"]) for t in package.json("summary.json")["tests"]
+                                           if t["device"].startswith(kind + ":") and not t["twin"]
+                                           and t["status"] == "passed"}))
+        failing |= inject(package, check, device, f"{check}: wrong values")
+    if name in truth["dependents"]:
+        root_device = device_of(base, DEPENDENT_ROOT[1])
+        inject(package, DEPENDENT_ROOT[0], root_device, DEPENDENT_ROOT[2])
+        for check in DEPENDENTS:
+            inject(package, check, root_device, f"prerequisite failed: Module::to (checked by {DEPENDENT_ROOT[0]})",
+                   prerequisite=DEPENDENT_ROOT[0])
+        failing = True
+    if host["build"] == REGRESSION[1]:
+        for index in range(8):
+            failing |= inject(package, REGRESSION[0], device_of(base, index), REGRESSION[2])
+    if host["driver"] == DRIVER_REGRESSION[1]:
+        for index in range(8):
+            failing |= inject(package, DRIVER_REGRESSION[0], device_of(base, index), DRIVER_REGRESSION[2])
+    if name in truth["slow"]:
+        slow = device_of(base, rng.randrange(8))
+        package.scale_benchmarks(0.6, slow)
+    if name in truth["forged"]:
+        # A package that claims this host, made by another: its key signs it.
+        other = names[(host["index"] + 1) % len(names)]
+        path = _write(package, out, reuse, sign_key=keys.get(other), name=f"forged-{name}")
+        task.update(state="FAILED", exit_code=1, reason="the task's package was lost")
+        return task, path, slow
+    path = _write(package, out, reuse, sign_key=keys.get(name))
+    task.update(package=path, state="FAILED" if failing else "COMPLETED", exit_code=1 if failing else 0)
+    return task, None, slow
+
+
+def _write(package, out, reuse, sign_key, name=None):
+    """package.write, or with reuse the package an earlier make of the same
+    seed and base left there (a host's package depends on nothing else)."""
+    path = os.path.join(out, "packages", (name or package.top) + ".tar.gz")
+    if reuse and os.path.isfile(path):
+        return path
+    return package.write(os.path.join(out, "packages"), sign_key=sign_key, name=name)
 
 
 def inject(package, check, device, message, prerequisite=None):
@@ -266,9 +294,11 @@ def main(argv=None):
         parser.add_argument("--out", required=True, help="folder for the fleet(s) and measurements.json")
         parser.add_argument("--seed", type=upstream.whole(0, 1 << 30), default=1, help="what goes where (default 1)")
         parser.add_argument("--jobs", type=upstream.whole(1, 64), default=min(4, os.cpu_count() or 1),
-                            help="ci/merge --jobs (default: the cores, at most 4)")
+                            help="processes that write the hosts' packages, and ci/merge --jobs "
+                                 "(default: the cores, at most 4)")
         parser.add_argument("--reuse", action="store_true",
-                            help="measure: keep a fleet an earlier run made in OUT/fleet-N")
+                            help="measure: keep a fleet an earlier run made in OUT/fleet-N; make: keep "
+                                 "the packages an earlier make of the same seed and base wrote")
         parser.add_argument("--no-sign", action="store_true", help="no keys, no signatures, no --allowed-signers")
         parser.add_argument("--twin-devices", type=upstream.whole(1, 64), default=2,
                             help="loopback devices the reference twins keep (default 2, as on a GPU host)")
@@ -277,7 +307,8 @@ def main(argv=None):
         if not sizes or len(sizes) != len(options.hosts.split(",")):
             raise upstream.InputError(f"--hosts {options.hosts!r}: expected whole numbers, comma-separated")
         if options.what == "make":
-            make(options.base, sizes[0], options.out, options.seed, not options.no_sign, options.twin_devices)
+            make(options.base, sizes[0], options.out, options.seed, not options.no_sign, options.twin_devices,
+                 options.jobs, options.reuse)
             print(f"simulate: {sizes[0]} hosts in {options.out}")
             return 0
         figures = []
@@ -288,7 +319,8 @@ def main(argv=None):
                 with open(os.path.join(folder, "truth.json")) as f:
                     truth = json.load(f)
             else:
-                truth = make(options.base, hosts, folder, options.seed, not options.no_sign, options.twin_devices)
+                truth = make(options.base, hosts, folder, options.seed, not options.no_sign, options.twin_devices,
+                             options.jobs)
             made = time.monotonic() - started
             result = measure_merge(folder, truth, options.jobs)
             result.update(hosts=hosts, make_seconds=round(made, 1),
