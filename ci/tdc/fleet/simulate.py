@@ -1,6 +1,6 @@
 """A synthetic fleet from real packages, and ci/merge measured on it.
 
-  python3 -m tdc.fleet.simulate make --base PACKAGE... --hosts N --out DIR [--seed S] [--no-sign]
+  python3 -m tdc.fleet.simulate make --base PACKAGE... --hosts N --out DIR [--variant V] [--no-sign]
   python3 -m tdc.fleet.simulate measure --base PACKAGE... --hosts 10,100,1000 --out DIR [--jobs J] [--reuse]
 
 `make` rewrites the base packages (real packages of real runs; an 8-device
@@ -50,9 +50,9 @@ def device_of(base, index):
     return f"{kinds[0] if kinds else 'cuda'}:{index}"
 
 
-def plan(hosts, seed):
-    """Who gets what: deterministic for a seed."""
-    rng = random.Random(seed)
+def plan(hosts, variant):
+    """Who gets what: deterministic for a variant (a number: one fleet each)."""
+    rng = random.Random(variant)
     names = [f"gpu-{i:04d}" for i in range(hosts)]
     truth = {"node_fault": [], "single_faults": [], "dependents": [], "regression_build": REGRESSION[1],
              "driver_regression": [], "slow": [], "timeout": [], "node_fail": [], "forged": []}
@@ -91,14 +91,14 @@ def twins_on(count):
     return keep
 
 
-def make(bases, hosts, out, seed=1, sign=True, twin_devices=2, jobs=1, reuse=False):
+def make(bases, hosts, out, variant=1, sign=True, twin_devices=2, jobs=1, reuse=False):
     out = os.path.abspath(out)  # tasks.json names packages by absolute path
     base_packages = [rewrite.Package.read(path) for path in bases]
     for base in base_packages:
         base.set_suite_version(upstream.context.suite_version())
         base.drop_tests(twins_on(twin_devices))
         base.equalise_devices()
-    names, info, truth, _ = plan(hosts, seed)
+    names, info, truth, _ = plan(hosts, variant)
     for folder in ("packages", "keys"):
         os.makedirs(os.path.join(out, folder), exist_ok=True)
     keys, allowed = {}, []
@@ -111,10 +111,10 @@ def make(bases, hosts, out, seed=1, sign=True, twin_devices=2, jobs=1, reuse=Fal
             allowed.append(f"{name} {open(key + '.pub').read().strip()}")
         with open(os.path.join(out, "allowed_signers"), "w") as f:
             f.write("\n".join(allowed) + "\n")
-    # Each host is made from its own random stream (seed and name), so the
+    # Each host is made from its own random stream (variant and name), so the
     # hosts can be written by `jobs` processes and the fleet is the same.
     global _MAKING
-    _MAKING = (base_packages, names, info, truth, keys, out, seed, reuse)
+    _MAKING = (base_packages, names, info, truth, keys, out, variant, reuse)
     try:
         if jobs > 1 and len(names) > 1:
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
@@ -141,8 +141,8 @@ _MAKING = None  # what make() hands its worker processes (forked: shared, not pi
 def _make_host(name):
     """One host's task, and its package: (task, forged package path or None,
     slowed device or None)."""
-    base_packages, names, info, truth, keys, out, seed, reuse = _MAKING
-    rng = random.Random(f"{seed}:{name}")
+    base_packages, names, info, truth, keys, out, variant, reuse = _MAKING
+    rng = random.Random(f"{variant}:{name}")
     host = info[name]
     task = {"host": name, "build": host["build"], "job_id": "90210", "array_task_id": host["index"],
             "state": "COMPLETED", "exit_code": 0, "package": None, "reason": ""}
@@ -195,7 +195,7 @@ def _make_host(name):
 
 def _write(package, out, reuse, sign_key, name=None):
     """package.write, or with reuse the package an earlier make of the same
-    seed and base left there (a host's package depends on nothing else)."""
+    variant and base left there (a host's package depends on nothing else)."""
     path = os.path.join(out, "packages", (name or package.top) + ".tar.gz")
     if reuse and os.path.isfile(path):
         return path
@@ -292,13 +292,13 @@ def main(argv=None):
         parser.add_argument("--base", nargs="+", required=True, help="real packages to rewrite")
         parser.add_argument("--hosts", required=True, help="a number (make) or numbers, comma-separated (measure)")
         parser.add_argument("--out", required=True, help="folder for the fleet(s) and measurements.json")
-        parser.add_argument("--seed", type=upstream.whole(0, 1 << 30), default=1, help="what goes where (default 1)")
+        parser.add_argument("--variant", type=upstream.whole(0, 1 << 30), default=1, help="which fleet: what goes where (default 1)")
         parser.add_argument("--jobs", type=upstream.whole(1, 64), default=min(4, os.cpu_count() or 1),
                             help="processes that write the hosts' packages, and ci/merge --jobs "
                                  "(default: the cores, at most 4)")
         parser.add_argument("--reuse", action="store_true",
                             help="measure: keep a fleet an earlier run made in OUT/fleet-N; make: keep "
-                                 "the packages an earlier make of the same seed and base wrote")
+                                 "the packages an earlier make of the same variant and base wrote")
         parser.add_argument("--no-sign", action="store_true", help="no keys, no signatures, no --allowed-signers")
         parser.add_argument("--twin-devices", type=upstream.whole(1, 64), default=2,
                             help="loopback devices the reference twins keep (default 2, as on a GPU host)")
@@ -307,7 +307,7 @@ def main(argv=None):
         if not sizes or len(sizes) != len(options.hosts.split(",")):
             raise upstream.InputError(f"--hosts {options.hosts!r}: expected whole numbers, comma-separated")
         if options.what == "make":
-            make(options.base, sizes[0], options.out, options.seed, not options.no_sign, options.twin_devices,
+            make(options.base, sizes[0], options.out, options.variant, not options.no_sign, options.twin_devices,
                  options.jobs, options.reuse)
             print(f"simulate: {sizes[0]} hosts in {options.out}")
             return 0
@@ -319,7 +319,7 @@ def main(argv=None):
                 with open(os.path.join(folder, "truth.json")) as f:
                     truth = json.load(f)
             else:
-                truth = make(options.base, hosts, folder, options.seed, not options.no_sign, options.twin_devices,
+                truth = make(options.base, hosts, folder, options.variant, not options.no_sign, options.twin_devices,
                              options.jobs)
             made = time.monotonic() - started
             result = measure_merge(folder, truth, options.jobs)
