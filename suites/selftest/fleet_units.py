@@ -67,6 +67,14 @@ def expectations():
     ]
     for env, backend, wanted in cases:
         expect(allocation.expectation(env, backend), wanted, f"expectation({env}, {backend})")
+    # A LibTorch that cannot name PrivateUse1 (1.13) shows the loopback as
+    # privateuseone; the expectation takes the build's name for it.
+    with tempfile.TemporaryDirectory() as build:
+        with open(os.path.join(build, "CMakeCache.txt"), "w") as f:
+            f.write("TDC_PRIVATEUSE1_NAME:INTERNAL=privateuseone\n")
+        expect(allocation.expectation({}, loopback, build), "privateuseone:2", "expectation on a 1.13 build")
+        expect(allocation.expectation({}, loopback, os.path.join(build, "absent")), "loopback:2",
+               "expectation without a readable build")
     devices = {"devices": [{"device": "cuda:0", "uuid": "GPU-aa", "pci_bus_id": "0000:17:00.0"}]}
     context = allocation.slurm_context({"SLURM_JOB_ID": "7", "SLURM_JOB_GPUS": "4,6",
                                         "CUDA_VISIBLE_DEVICES": "0,1", "SLURMD_NODENAME": "n1"}, devices)

@@ -10,6 +10,8 @@ CUDA_DEVICE_ORDER=PCI_BUS_ID and the two orders agree.
 """
 import os
 
+from tdc.errors import InputError
+
 # The first one set names the allocation (the brief's and Slurm's precedence).
 GPU_VARIABLES = ("SLURM_JOB_GPUS", "SLURM_STEP_GPUS", "CUDA_VISIBLE_DEVICES")
 SLURM_VARIABLES = ("SLURM_JOB_ID", "SLURM_ARRAY_JOB_ID", "SLURM_ARRAY_TASK_ID",
@@ -36,16 +38,31 @@ def is_loopback(backend_lib):
     return bool(backend_lib) and os.path.basename(backend_lib) == "libtdc_loopback.so"
 
 
-def expectation(env=None, backend_lib=None):
+def loopback_type(build_dir):
+    """The device type the build's loopback shows as: `loopback`, or
+    `privateuseone` where LibTorch (1.13) cannot name PrivateUse1
+    (TDC_PRIVATEUSE1_NAME in the build's CMakeCache.txt; an install keeps it
+    in share/tdc/build)."""
+    from tdc.context import cmake_cache  # here: tdc.context imports this module
+    for folder in ((build_dir, os.path.join(build_dir, "share", "tdc", "build")) if build_dir else ()):
+        try:
+            return cmake_cache(folder).get("TDC_PRIVATEUSE1_NAME") or "loopback"
+        except InputError:
+            continue
+    return "loopback"
+
+
+def expectation(env=None, backend_lib=None, build_dir=None):
     """TDC_EXPECT from the allocation: cuda:<allocated GPUs> when Slurm gave
     the job some; on a GPU-less node where the loopback stands in,
-    loopback:<TDC_LOOPBACK_DEVICES>; else None (keep the user's)."""
+    <its type>:<TDC_LOOPBACK_DEVICES> (loopback_type of BUILD_DIR); else None
+    (keep the user's)."""
     env = os.environ if env is None else env
     _, ids = allocated_gpus(env)
     if ids:
         return f"cuda:{len(ids)}"
     if is_loopback(backend_lib):
-        return f"loopback:{env.get('TDC_LOOPBACK_DEVICES') or 2}"
+        return f"{loopback_type(build_dir)}:{env.get('TDC_LOOPBACK_DEVICES') or 2}"
     return None
 
 

@@ -39,7 +39,7 @@ def configured_gpus(node):
     return gres_gpus(out.splitlines()[0] if out.strip() else "")
 
 
-def check_environment(env, node, job_gpus):
+def check_environment(env, node, job_gpus, build_dir=None):
     env = dict(env, CUDA_DEVICE_ORDER="PCI_BUS_ID")
     if job_gpus:
         env["SLURM_JOB_GPUS"] = job_gpus
@@ -49,7 +49,7 @@ def check_environment(env, node, job_gpus):
         # loopback's devices where it stands in for GPUs.
         count = len(allocation.gpu_list(job_gpus)) or (configured_gpus(node) if node else 0)
         backend = (env.get("TDC_BACKEND_LIBS") or "").split(":")[0]
-        expect = f"cuda:{count}" if count else allocation.expectation(env, backend)
+        expect = f"cuda:{count}" if count else allocation.expectation(env, backend, build_dir)
         if expect:
             env["TDC_EXPECT"] = expect
     return env
@@ -104,7 +104,7 @@ def body(argv):
     parser.add_argument("--state-dir", default=os.environ.get("TDC_HEALTH_STATE", "/var/tmp/tdc-health"))
     parser.add_argument("--width", type=int, default=200)
     args = parser.parse_args(argv)
-    env = check_environment(os.environ, args.node, args.job_gpus)
+    env = check_environment(os.environ, args.node, args.job_gpus, args.build_dir)
     if not args.build_dir:
         verdict = {"verdict": "unknown", "message": "no TDC build (--build-dir or TDC_BUILD_DIR)"}
     else:

@@ -65,7 +65,7 @@ class Task:
             backend = None if gpus else os.path.join(self.task["build_dir"], "lib", "libtdc_loopback.so")
         if backend:
             env["TDC_BACKEND_LIBS"] = backend
-        expect = allocation.expectation(env, backend)
+        expect = allocation.expectation(env, backend, self.task["build_dir"])
         if expect and (gpus or allocation.is_loopback(backend) or self.plan.get("expect_from_allocation")):
             env["TDC_EXPECT"] = expect
         return env
