@@ -33,15 +33,21 @@ endif()
 # level's counting rule against real runs (tdc.levels; its units:
 # selftest.unit.levels); finding 4, a bad TDC_TEST_TIMEOUT poisons no later
 # run; finding 2, a missing suite binary or loopback library is unhealthy.
-foreach(case stale-out hang counting timeout-poison missing-part)
-  tdc_add_selftest(NAME health_fails_closed.${case}
-    COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/health_fails_closed.py"
-      --build-dir=${CMAKE_BINARY_DIR} --case=${case})
-  list(APPEND nested_runs health_fails_closed.${case})
-endforeach()
-# It moves a binary and a library of this build aside for a while: nothing
-# else may run meanwhile.
-set_tests_properties(selftest.health_fails_closed.missing-part PROPERTIES RUN_SERIAL TRUE)
+# They test ci/health, which no LibTorch build changes (the settings' parsing
+# it reports is C++, tested on every build: selftest.units.MalformedDeviceSpec.*
+# and bad_input.*), and they are the longest nested runs (about 5 minutes a
+# build): tool self-tests, on ci/selftest's first build.
+if(TDC_TOOL_SELFTESTS)
+  foreach(case stale-out hang counting timeout-poison missing-part)
+    tdc_add_selftest(NAME health_fails_closed.${case}
+      COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/health_fails_closed.py"
+        --build-dir=${CMAKE_BINARY_DIR} --case=${case})
+    list(APPEND nested_runs health_fails_closed.${case})
+  endforeach()
+  # It moves a binary and a library of this build aside for a while: nothing
+  # else may run meanwhile.
+  set_tests_properties(selftest.health_fails_closed.missing-part PROPERTIES RUN_SERIAL TRUE)
+endif()
 
 if(TARGET tdc_loopback)
   # node-problem-detector's plugin (ci/fleet/); the Slurm adapters: fleet.cmake.
