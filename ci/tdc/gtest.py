@@ -111,9 +111,9 @@ def records_of_file(directory, relative):
     root = safeio.parse_xml(path, "GoogleTest XML file")
     if root.tag not in ("testsuites", "testsuite"):
         raise InputError(f"{path} is not GoogleTest XML (root element <{root.tag}>)")
-    cases = list(root.iter("testcase"))
+    cases = [(case, properties_of(case)) for case in root.iter("testcase")]
     fallback = relative[: -len(".xml")]
-    unnamed = [c for c in cases if "test" not in properties_of(c)]
+    unnamed = [c for c, properties in cases if "test" not in properties]
     # Several testcases and none names itself: only the one that ran can be
     # the file's (GoogleTest lists disabled tests as not run).
     if len(unnamed) > 1:
@@ -123,8 +123,7 @@ def records_of_file(directory, relative):
                              "cannot tell which result is which")
         unnamed = ran
     records = []
-    for case in cases:
-        properties = properties_of(case)
+    for case, properties in cases:
         if "test" in properties:
             key = properties["test"]
         elif case in unnamed:

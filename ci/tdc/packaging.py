@@ -150,7 +150,8 @@ class StrictGzip:
             self.buffer += data
         if size < 0:
             size = self._unread()
-        data = bytes(self.buffer[self.position:self.position + size])
+        with memoryview(self.buffer) as view:  # one copy, not a slice and then bytes of it
+            data = bytes(view[self.position:self.position + size])
         self.position += len(data)
         return data
 

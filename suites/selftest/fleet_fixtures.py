@@ -6,7 +6,9 @@ benchmarks back to back, then real packages (ci/package --sign-key, each
 node with its own key).
 
   fleet_fixtures.py --build-dir BUILD --out DIR
-Nodes (TDC_BACKEND_LIBS=the loopback, TDC_EXPECT=loopback:2 on each):
+Nodes (TDC_BACKEND_LIBS=the loopback, TDC_EXPECT=<its type>:2 on each; the
+type is `privateuseone` on LibTorch 1.13, fleet.json's device_type, beside
+the build's LibTorch version, its libtorch):
   n1 n2 n5   clean
   n3         slowed: TDC_LOOPBACK_DELAY_US on its run and benchmarks
   n4         night 1 with TDC_LOOPBACK_FAULT=corrupt-copy, night 2 clean
@@ -24,7 +26,7 @@ import subprocess
 import sys
 
 from tdc import ROOT, discovery_env
-from tdc.fleet import rewrite
+from tdc.fleet import allocation, matrix, rewrite
 
 DELAY_US = "20000"
 # 256 KiB copies: the injected delay dominates them (400x), and they are
@@ -35,8 +37,8 @@ DELAY_US = "20000"
 # between them (the merge's rule is not tuned to it). One node also times
 # latency, for its run report's chart: a series of one node is compared with
 # no one.
-BENCH_FILTER = "^transfer/(h2d|d2h)/loopback:[01]/262144/"
-LATENCY_NODE, LATENCY_FILTER = "n1", "|^latency/(h2d|d2h)/loopback:0/4096/"
+BENCH_FILTER = "^transfer/(h2d|d2h)/[a-z]+:[01]/262144/"
+LATENCY_NODE, LATENCY_FILTER = "n1", "|^latency/(h2d|d2h)/[a-z]+:0/4096/"
 NODES = [  # (run name, host, extra environment, nights)
     ("n1", "n1", {}, (1, 2)),
     ("n2", "n2", {}, (1, 2)),
@@ -55,8 +57,9 @@ def in_namespace(host, command):
             'hostname "$0" && exec "$@"', host, *command]
 
 
-def node_env(loopback, extra):
-    env = dict(os.environ, TDC_BACKEND_LIBS=loopback, TDC_EXPECT="loopback:2", **extra)
+def node_env(build, extra):
+    env = dict(os.environ, TDC_BACKEND_LIBS=os.path.join(build, "lib", "libtdc_loopback.so"),
+               TDC_EXPECT=f"{allocation.loopback_type(build)}:2", **extra)
     for unset in (*discovery_env.LOOPBACK_BEHAVIOUR, "TDC_DEVICES"):
         if unset not in extra:
             env.pop(unset, None)
@@ -71,7 +74,7 @@ def run(command, env, log, timeout=900):
 ROUNDS = 5
 
 
-def benchmark_in_rounds(build, loopback, ran, out):
+def benchmark_in_rounds(build, ran, out):
     """Each node's transfer benchmarks, ROUNDS repetitions, taken in rounds
     (one repetition of every node, then the next): a shared host's load
     changes over a minute, and taking the nodes one after the other gave one
@@ -86,7 +89,7 @@ def benchmark_in_rounds(build, loopback, ran, out):
             code = run([os.path.join(build, "bin", "tdc_bench_transfer"), "--tdc-quick",
                         f"--benchmark_filter={BENCH_FILTER}{LATENCY_FILTER if name == LATENCY_NODE else ''}",
                         "--benchmark_repetitions=1", f"--benchmark_out={path}", "--benchmark_out_format=json"],
-                       node_env(loopback, extra), os.path.join(out, "logs", f"{name}.bench.log"))
+                       node_env(build, extra), os.path.join(out, "logs", f"{name}.bench.log"))
             if code != 0 and "TDC_LOOPBACK_FAULT" not in extra:
                 failures.append(f"{name}: tdc_bench_transfer exited {code} (log: {out}/logs/{name}.bench.log)")
             if os.path.exists(path):
@@ -132,7 +135,6 @@ def main():
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     build, out = os.path.abspath(args.build_dir), os.path.abspath(args.out)
-    loopback = os.path.join(build, "lib", "libtdc_loopback.so")
     shutil.rmtree(out, ignore_errors=True)
     for folder in ("keys", "runs", "packages", "forged", "logs"):
         os.makedirs(os.path.join(out, folder))
@@ -145,10 +147,11 @@ def main():
     with open(os.path.join(out, "allowed_signers"), "w") as f:
         f.write("\n".join(allowed) + "\n")
 
-    fleet = {"build": build, "delayed": "n3", "delay_us": int(DELAY_US), "nodes": {}, "nights": {1: [], 2: []}}
+    fleet = {"build": build, "device_type": allocation.loopback_type(build), "libtorch": "",
+             "delayed": "n3", "delay_us": int(DELAY_US), "nodes": {}, "nights": {1: [], 2: []}}
     failures, ran = [], []
     for name, host, extra, nights in NODES:
-        env = node_env(loopback, extra)
+        env = node_env(build, extra)
         results = os.path.join(out, "runs", name)
         code = run(in_namespace(host, [os.path.join(ROOT, "ci", "health"), f"--build-dir={build}",
                                        f"--out={results}", "--budget=600"]), env,
@@ -159,7 +162,7 @@ def main():
                             f"(log: {out}/logs/{name}.health.log)")
             continue
         ran.append((name, host, extra, nights, results))
-    failures += benchmark_in_rounds(build, loopback, ran, out)
+    failures += benchmark_in_rounds(build, ran, out)
     for name, host, extra, nights, results in ran:
         folder = os.path.join(out, "packages", name)
         made = subprocess.run([os.path.join(ROOT, "ci", "package"), results, f"--product=fleet self-test {name}",
@@ -170,6 +173,8 @@ def main():
             failures.append(f"{name}: ci/package exited {made.returncode}: {made.stderr.strip()}")
             continue
         fleet["nodes"][name] = {"host": host, "package": made.stdout.strip(), "results": results}
+        with open(os.path.join(results, "context.json")) as f:
+            fleet["libtorch"] = fleet["libtorch"] or matrix.libtorch_of(json.load(f))
         for night in nights:
             fleet["nights"][night].append(name)
     if "n2" in fleet["nodes"]:

@@ -39,7 +39,7 @@ def merge(*args):
 
 
 def tasks_file(fleet, night, extra, folder):
-    rows = [{"host": fleet["nodes"][name]["host"], "build": "2.13.0", "job_id": "4242", "array_task_id": i,
+    rows = [{"host": fleet["nodes"][name]["host"], "build": fleet["libtorch"], "job_id": "4242", "array_task_id": i,
              "state": "FAILED" if name == "n4-faulty" else "COMPLETED", "exit_code": 1 if name == "n4-faulty" else 0,
              "package": fleet["nodes"][name]["package"], "reason": ""}
             for i, name in enumerate(fleet["nights"][str(night)])]
@@ -61,9 +61,9 @@ def nights(fleet, tmp_path_factory):
     for night, date in ((1, "2026-01-01"), (2, "2026-01-02"), (3, "2026-01-03")):
         extra = []
         if night >= 2:
-            extra = [{"host": "n7", "build": "2.13.0", "job_id": "4242", "array_task_id": 7, "state": "TIMEOUT",
+            extra = [{"host": "n7", "build": fleet["libtorch"], "job_id": "4242", "array_task_id": 7, "state": "TIMEOUT",
                       "exit_code": None, "package": None, "reason": "Slurm: TIMEOUT after 00:30:00"},
-                     {"host": "n8", "build": "2.13.0", "job_id": "4242", "array_task_id": 8, "state": "NODE_FAIL",
+                     {"host": "n8", "build": fleet["libtorch"], "job_id": "4242", "array_task_id": 8, "state": "NODE_FAIL",
                       "exit_code": None, "package": None, "reason": "Slurm: NODE_FAIL"}]
         tasks = tasks_file(fleet, 2 if night == 3 else night, extra, str(base))
         forged = list(fleet["forged"].values()) if night == 2 else []
@@ -152,19 +152,19 @@ def test_the_slowed_node_is_the_only_outlier(nights, fleet):
         assert line["ratio"] <= 0.8 and line["peers"] >= 3
 
 
-def test_the_faulty_night_groups_by_signature_and_is_judged(nights):
+def test_the_faulty_night_groups_by_signature_and_is_judged(nights, fleet):
     doc = document(nights[1])
     failed = [g for g in doc["signatures"] if g["outcome"] == "failed"]
-    assert len(failed) == 1 and failed[0]["count"] == 1 and failed[0]["hosts"] == ["n4 (2.13.0)"]
-    assert "loopback:0" in failed[0]["title"]
+    assert len(failed) == 1 and failed[0]["count"] == 1 and failed[0]["hosts"] == [f"n4 ({fleet['libtorch']})"]
+    assert f"{fleet['device_type']}:0" in failed[0]["title"]
     kinds = {f["check"]: f["kind"] for f in doc["findings"]}
     assert kinds and set(kinds.values()) == {"node fault"}, doc["findings"]
 
 
-def test_history_sees_the_fix_the_staleness_and_refuses_another_major(nights, tmp_path):
+def test_history_sees_the_fix_the_staleness_and_refuses_another_major(nights, fleet, tmp_path):
     second = document(nights[2])["history"]
     fixed_hosts = {h for item in second["fixed"] for h in item["hosts"]}
-    assert fixed_hosts == {"n4 (2.13.0)"}, second["fixed"]
+    assert fixed_hosts == {f"n4 ({fleet['libtorch']})"}, second["fixed"]
     assert second["nights"] == ["2026-01-01"]
     third = document(nights[3])["history"]
     assert [(s["host"], s["last_seen"]) for s in third["stale_hosts"]] == [("n6", "2026-01-01")]
@@ -179,14 +179,15 @@ def test_history_sees_the_fix_the_staleness_and_refuses_another_major(nights, tm
     assert "schema_version '2.0'; this TDC reads 1.x: refused" in stderr
 
 
-def test_the_merged_junit_reads_in_junitparser_with_a_suite_per_row(nights):
+def test_the_merged_junit_reads_in_junitparser_with_a_suite_per_row(nights, fleet):
     doc = document(nights[2])
     xml = junitparser.JUnitXml.fromfile(os.path.join(nights[2]["out"], "junit.xml"))
     suites = {suite.name: suite for suite in xml}
     assert len(suites) == doc["totals"]["rows"]
     for row in doc["rows"]:
         assert f"tdc/{row['host']}/{row['build']}" in suites
-    assert "tdc/n9/2.13.0 [forged-unsigned.tar.gz]" in suites or "tdc/n9/2.13.0 [forged-kept-signature.tar.gz]" in suites
+    build = fleet["libtorch"]
+    assert f"tdc/n9/{build} [forged-unsigned.tar.gz]" in suites or f"tdc/n9/{build} [forged-kept-signature.tar.gz]" in suites
     cases = [case for suite in xml for case in suite]
     failed = [c for c in cases if c.result and isinstance(c.result[0], junitparser.Failure)]
     errors = [c for c in cases if c.result and isinstance(c.result[0], junitparser.Error)]
@@ -195,7 +196,7 @@ def test_the_merged_junit_reads_in_junitparser_with_a_suite_per_row(nights):
     assert len(failed) == totals["failed"]
     assert len(errors) == totals["unverified"] + totals["no_package"]
     assert len(skipped) == totals["skipped"] + totals["known_failure"]
-    timeout = suites["tdc/n7/2.13.0"]
+    timeout = suites[f"tdc/n7/{build}"]
     assert [c.result[0].message for c in timeout][0].startswith("no package: TIMEOUT")
 
 
@@ -216,15 +217,16 @@ def test_a_rewritten_package_stays_trusted_and_shows_what_was_injected(fleet, tm
     from tdc.fleet import packages, rewrite
     package = rewrite.Package.read(fleet["nodes"]["n1"]["package"])
     package.set_host("n9")
-    package.set_devices("NVIDIA H100 80GB HBM3", "575.51", types={"loopback"})
-    assert package.fail("Placement.RoundTrip16MiBIsExact", "loopback:1", "3 of 4194304 elements differ") >= 1
+    kind = fleet["device_type"]
+    package.set_devices("NVIDIA H100 80GB HBM3", "575.51", types={kind})
+    assert package.fail("Placement.RoundTrip16MiBIsExact", f"{kind}:1", "3 of 4194304 elements differ") >= 1
     path = package.write(str(tmp_path), sign_key=os.path.join(FIXTURES, "keys", "n9"))
     opened = packages.open_package(path, os.path.join(FIXTURES, "allowed_signers"))
     assert opened.trust_problems == [] and opened.host == "n9"
     problems = [p for p in opened.qualification_problems if not p.startswith("dirty tree")]
-    assert "failed check: Placement.RoundTrip16MiBIsExact/loopback_1: 3 of 4194304 elements differ" in problems
+    assert f"failed check: Placement.RoundTrip16MiBIsExact/{kind}_1: 3 of 4194304 elements differ" in problems
     assert all("Placement.RoundTrip16MiBIsExact" in p and "3 of 4194304 elements differ" in p
                for p in problems), problems
-    row = matrix.row("n9", "2.13.0", None, opened)
-    assert row["cells"]["loopback:1"]["Placement.RoundTrip16MiBIsExact"]["status"] == "failed"
-    assert row["devices"]["loopback:1"]["name"] == "NVIDIA H100 80GB HBM3"
+    row = matrix.row("n9", fleet["libtorch"], None, opened)
+    assert row["cells"][f"{kind}:1"]["Placement.RoundTrip16MiBIsExact"]["status"] == "failed"
+    assert row["devices"][f"{kind}:1"]["name"] == "NVIDIA H100 80GB HBM3"

@@ -137,10 +137,10 @@ def test_the_run_page_checks_find_a_damaged_page(driver, fleet, screens, tmp_pat
 
 
 def test_fleet_report_in_chromium(driver, fleet, screens, tmp_path):
-    tasks = [{"host": fleet["nodes"][n]["host"], "build": "2.13.0", "job_id": "7", "array_task_id": i,
+    tasks = [{"host": fleet["nodes"][n]["host"], "build": fleet["libtorch"], "job_id": "7", "array_task_id": i,
               "state": "COMPLETED", "exit_code": 0, "package": fleet["nodes"][n]["package"], "reason": ""}
              for i, n in enumerate(["n4-faulty" if n == "n4" else n for n in fleet["nights"]["2"]])]
-    tasks.append({"host": "n7", "build": "2.13.0", "job_id": "7", "array_task_id": 9, "state": "TIMEOUT",
+    tasks.append({"host": "n7", "build": fleet["libtorch"], "job_id": "7", "array_task_id": 9, "state": "TIMEOUT",
                   "exit_code": None, "package": None, "reason": "Slurm: TIMEOUT"})
     (tmp_path / "tasks.json").write_text(json.dumps(tasks))
     out = tmp_path / "merged"
@@ -169,7 +169,7 @@ def test_fleet_report_in_chromium(driver, fleet, screens, tmp_path):
     outliers = {(r.get_attribute("data-host"), r.get_attribute("data-device")) for r in by_css(driver, "tr.outlier")}
     assert outliers == {(o["host"], o["device"]) for o in header["outliers"]["devices"]}
     assert outliers and {h for h, _ in outliers} == {fleet["delayed"]}
-    assert [i["hosts"] for i in header["history"]["still_failing"]][:1] == [["n4 (2.13.0)"]]
+    assert [i["hosts"] for i in header["history"]["still_failing"]][:1] == [[f"n4 ({fleet['libtorch']})"]]
     screenshot(driver, os.path.join(screens, "fleet.png"))
     assert header["failing_cells"]
     for cell in by_css(driver, "td.cell.s-failed")[:3]:
@@ -177,5 +177,5 @@ def test_fleet_report_in_chromium(driver, fleet, screens, tmp_path):
         want = next(c for c in header["failing_cells"] if c["device"] == device and c["check"] == check)
         seen = click_and_read(driver, cell)
         assert seen["shown"] and seen["message"] == want["message"] and seen["items"] == want["hosts"]
-        assert seen["items"] == ["n4 (2.13.0)"]
+        assert seen["items"] == [f"n4 ({fleet['libtorch']})"]
     driver.save_screenshot(os.path.join(screens, "fleet-clicked.png"))
