@@ -95,6 +95,14 @@ def test_a_device_far_below_its_peers_is_an_outlier_and_no_other():
     assert line == "cuda:0 on n7: transfer h2d at 256 MiB is 0.70x its 7 peers (H100)"
 
 
+def test_a_device_hundreds_of_times_slower_is_not_shown_as_zero_times():
+    collector = outliers.Collector()
+    for i, rate in enumerate([10.0] * 6 + [0.012]):
+        collector.add(f"n{i}", "2.13.0", bench(rate * 1e9), {"cuda:0": "H100"})
+    line = outliers.by_device(collector.flagged())[0]["message"]
+    assert line == "cuda:0 on n6: transfer h2d at 256 MiB is 0.0012x its 6 peers (H100)"
+
+
 def test_noise_and_small_groups_and_other_models_are_not_outliers():
     collector = outliers.Collector()
     for i, rate in enumerate([10.0, 8.5, 11.0, 9.0, 12.0, 8.8]):   # wide spread, none far out

@@ -85,7 +85,7 @@ class Collector:
                 if ratio <= MAX_RATIO and z <= -MIN_Z:
                     found.append({"host": host, "build": build, "device": device, "model": model,
                                   "series": template.replace("*", device), "template": template,
-                                  "rate": rate, "median": median, "ratio": round(ratio, 3),
+                                  "rate": rate, "median": median, "ratio": float(f"{ratio:.3g}"),
                                   "mad": round(mad, 4), "z": None if z == float("-inf") else round(z, 2),
                                   "peers": len(members) - 1})
         found.sort(key=lambda f: (f["host"], f["build"], f["device"], f["ratio"]))
@@ -110,10 +110,16 @@ def by_device(flags):
     for entry in sorted(worst.values(), key=lambda e: e["ratio"]):
         more = entry["series_flagged"] - 1
         entry["message"] = (f"{entry['device']} on {entry['host']}: {describe(entry['series'])} is "
-                            f"{entry['ratio']:.2f}x its {entry['peers']} peers ({entry['model']})"
+                            f"{times(entry['ratio'])} its {entry['peers']} peers ({entry['model']})"
                             + (f", and {more} other series" if more else ""))
         lines.append(entry)
     return lines
+
+
+def times(ratio):
+    """0.70x; a device hundreds of times slower keeps two digits (0.0012x,
+    where two decimals said 0.00x)."""
+    return f"{ratio:.2f}x" if ratio >= 0.1 else f"{ratio:.2g}x"
 
 
 def describe(series):

@@ -2,7 +2,7 @@
 templates from templates/, HTML autoescaping on, undefined names an error."""
 import os
 
-from tdc.fleet import signatures, upstream
+from tdc.fleet import outliers, signatures, upstream
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 SYMBOLS = {"passed": "✓", "failed": "✗", "known_failure": "W", "skipped": "–"}
@@ -19,6 +19,7 @@ def render(template, **values):
                                      undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     environment.filters["slug"] = lambda text: "".join(c if c.isalnum() else "-" for c in str(text))
     environment.filters["devices"] = signatures.compact
+    environment.filters["times"] = outliers.times
     return environment.get_template(template).render(symbols=SYMBOLS, **values)
 
 
