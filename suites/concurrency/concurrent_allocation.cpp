@@ -15,7 +15,7 @@
 
 namespace {
 
-constexpr int kThreads = 8;
+constexpr int kAllocatingThreads = 8;
 constexpr int kRounds = 300;
 // One size for every block: an allocator that reuses blocks of a size (a
 // cache) gets to hand the same one to two threads, if it can.
@@ -28,7 +28,7 @@ TEST_P(ConcurrentAllocation, ThreadsAllocatingAtOnceNeverShareOrCorruptABlock) {
   const auto baseline = tdc::compat::device_memory_stats(device(), nullptr);
   const auto options = at::TensorOptions().device(device()).dtype(at::kByte);
   ThreadProblems problems;
-  tdc::concurrency::run_threads(kThreads, problems, [&](int thread) {
+  tdc::concurrency::run_threads(kAllocatingThreads, problems, [&](int thread) {
     c10::DeviceGuard guard(device());
     for (int round = 0; round < kRounds; ++round) {
       // A byte that names the thread and the round, never 0 (fresh memory).
@@ -56,7 +56,7 @@ TEST_P(ConcurrentAllocation, ThreadsAllocatingAtOnceNeverShareOrCorruptABlock) {
     const auto after = tdc::compat::device_memory_stats(device(), nullptr);
     ASSERT_TRUE(after.has_value());
     EXPECT_EQ(after->allocated, baseline->allocated)
-        << after->allocated - baseline->allocated << " bytes still allocated after " << kThreads
+        << after->allocated - baseline->allocated << " bytes still allocated after " << kAllocatingThreads
         << " threads freed every block";
   }
 }

@@ -21,7 +21,7 @@
 
 namespace {
 
-constexpr int kThreads = 8;
+constexpr int kForwardThreads = 8;
 constexpr int kForwards = 200;
 // Inputs ones(4, 3) * k, k = 1..4, so that a result swapped between
 // iterations or threads is a wrong value, not an equal one.
@@ -52,7 +52,7 @@ TEST_P(ConcurrentForward, EightThreadsRoundRobinOverIndicesRunTheSeedForward) {
   }
 
   ThreadProblems problems;
-  tdc::concurrency::run_threads(kThreads, problems, [&](int thread) {
+  tdc::concurrency::run_threads(kForwardThreads, problems, [&](int thread) {
     const auto mine = devices[thread % indices];
     auto model = models[thread % indices];  // a holder: shares the module
     const auto* guard_impl = c10::impl::getDeviceGuardImpl(type);

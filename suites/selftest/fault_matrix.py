@@ -15,6 +15,7 @@ records in GoogleTest's XML; the text a failure must print; the extra
 environment; the builds a fault does not apply to; the check that owns the
 root cause."""
 import argparse
+import concurrent.futures
 import os
 import re
 import sys
@@ -92,6 +93,53 @@ def verdict_problems(checks, wanted, verdicts, metadata, backend):
     return problems
 
 
+def run_row(fault, build_dir, backend):
+    """One fault's row: (lines to print, (mode, verdict, failed), 1 if a hole else 0)."""
+    mode = fault.name
+    if backend in fault.not_applicable:
+        reason = fault.not_applicable[backend]
+        return [f"{mode:<15} not applicable: {reason}"], (mode, "not applicable: " + reason, []), 0
+    must_fail = fault.checks("must_fail", backend)
+    must_pass = fault.checks("must_pass", backend)
+    must_skip = fault.checks("must_skip", backend)
+    proof = must_pass if fault.tolerated else must_fail + must_skip
+    if not proof:
+        kinds = ("must_pass",) if fault.tolerated else ("must_fail", "must_skip")
+        skipped = "; ".join(c for kind in kinds for c in fault.skipped_checks(kind, backend))
+        return ([f"{mode:<22} HOLE: no check that proves it applies on {backend} ({skipped})"],
+                (mode, f"HOLE: no check that proves it applies on {backend}", []), 1)
+    env = dict(os.environ, TDC_LOOPBACK_FAULT=mode, **fault.env)
+    started = time.time()
+    outputs, records = {}, {}
+    code, verdicts, output = run_ctest(build_dir, "loopback", env, check_selection(fault.runs),
+                                      outputs, exclude_label=EXCLUDED_LABELS, records=records)
+    seconds = time.time() - started
+    if verdicts is None:
+        return [output[-4000:], f"{mode:<22} HOLE: no report ({seconds:.0f} s)"], (mode, "no report", []), 1
+    metadata = test_metadata(records, verdicts)
+    failed = sorted(n for n, v in verdicts.items() if v == "failed")
+    # A fault that must fail a check must fail the run; one that only
+    # makes checks skip (or that LibTorch tolerates) must not.
+    problems = ["the run passed"] if code == 0 and must_fail else []
+    problems += ["the run failed" + (f": {', '.join(failed[:5])}" if failed else "")
+                 if code != 0 and not must_fail else ""]
+    problems = [p for p in problems if p]
+    problems += verdict_problems(must_fail, "failed", verdicts, metadata, backend)
+    problems += verdict_problems(must_pass, "passed", verdicts, metadata, backend)
+    problems += verdict_problems(must_skip, "skipped", verdicts, metadata, backend)
+    shown = failed + sorted(n for n, v in verdicts.items() if v == "skipped")
+    problems += missing_messages(fault.message_contains, shown, must_fail + must_skip, metadata, outputs,
+                                 backend)
+    problems += [f"does not name the prerequisite: {n}"
+                 for n in unnamed_failures(fault.prerequisite_owner, failed, must_fail, metadata,
+                                           outputs, backend)]
+    caught = "tolerated, its checks pass" if fault.tolerated else "caught"
+    verdict = caught if not problems else "HOLE: " + "; ".join(problems)
+    lines = [f"{mode:<22} {verdict}  ({len(failed)} of {len(verdicts)} failed, {seconds:.0f} s)"]
+    lines += [f"    {name}" for name in failed]
+    return lines, (mode, verdict, failed), int(bool(problems))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--build-dir")
@@ -99,6 +147,7 @@ def main():
     parser.add_argument("--markdown")
     parser.add_argument("--only", help="run one mode")
     parser.add_argument("--list", action="store_true", help="list the faults and exit")
+    parser.add_argument("--jobs", type=int, default=2, help="rows run at once (default 2)")
     args = parser.parse_args()
     try:
         faults = registry.load()
@@ -115,63 +164,20 @@ def main():
         print(f"fault_matrix: --only '{args.only}' is not a fault of {faults.path}", file=sys.stderr)
         return 2
 
-    rows, holes = [], 0
     backend = args.backend_name
-    for fault in faults.faults:
-        mode = fault.name
-        if args.only and mode != args.only:
-            continue
-        if backend in fault.not_applicable:
-            reason = fault.not_applicable[backend]
-            print(f"{mode:<15} not applicable: {reason}")
-            rows.append((mode, "not applicable: " + reason, []))
-            continue
-        must_fail = fault.checks("must_fail", backend)
-        must_pass = fault.checks("must_pass", backend)
-        must_skip = fault.checks("must_skip", backend)
-        proof = must_pass if fault.tolerated else must_fail + must_skip
-        if not proof:
-            kinds = ("must_pass",) if fault.tolerated else ("must_fail", "must_skip")
-            skipped = "; ".join(c for kind in kinds for c in fault.skipped_checks(kind, backend))
-            print(f"{mode:<22} HOLE: no check that proves it applies on {backend} ({skipped})")
-            rows.append((mode, f"HOLE: no check that proves it applies on {backend}", []))
-            holes += 1
-            continue
-        env = dict(os.environ, TDC_LOOPBACK_FAULT=mode, **fault.env)
-        started = time.time()
-        outputs, records = {}, {}
-        code, verdicts, output = run_ctest(args.build_dir, "loopback", env, check_selection(fault.runs),
-                                          outputs, exclude_label=EXCLUDED_LABELS, records=records)
-        seconds = time.time() - started
-        if verdicts is None:
-            print(output[-4000:])
-            rows.append((mode, "no report", []))
-            holes += 1
-            continue
-        metadata = test_metadata(records, verdicts)
-        failed = sorted(n for n, v in verdicts.items() if v == "failed")
-        # A fault that must fail a check must fail the run; one that only
-        # makes checks skip (or that LibTorch tolerates) must not.
-        problems = ["the run passed"] if code == 0 and must_fail else []
-        problems += ["the run failed" + (f": {', '.join(failed[:5])}" if failed else "")
-                     if code != 0 and not must_fail else ""]
-        problems = [p for p in problems if p]
-        problems += verdict_problems(must_fail, "failed", verdicts, metadata, backend)
-        problems += verdict_problems(must_pass, "passed", verdicts, metadata, backend)
-        problems += verdict_problems(must_skip, "skipped", verdicts, metadata, backend)
-        shown = failed + sorted(n for n, v in verdicts.items() if v == "skipped")
-        problems += missing_messages(fault.message_contains, shown, must_fail + must_skip, metadata, outputs,
-                                     backend)
-        problems += [f"does not name the prerequisite: {n}"
-                     for n in unnamed_failures(fault.prerequisite_owner, failed, must_fail, metadata,
-                                               outputs, backend)]
-        caught = "tolerated, its checks pass" if fault.tolerated else "caught"
-        verdict = caught if not problems else "HOLE: " + "; ".join(problems)
-        holes += bool(problems)
-        print(f"{mode:<22} {verdict}  ({len(failed)} of {len(verdicts)} failed, {seconds:.0f} s)")
-        for name in failed:
-            print(f"    {name}")
-        rows.append((mode, verdict, failed))
+    chosen = [fault for fault in faults.faults if not args.only or fault.name == args.only]
+    # Rows run --jobs at a time: each is a ctest of its own with its own
+    # settings, GoogleTest folder and test lists (cmake/TdcSuiteEntries.cmake
+    # keeps lists per fingerprint for this), and no fault's verdict comes
+    # from a clock, so a second row beside it changes no verdict; most of a
+    # row is its suites' listing, one process at a time, which leaves a core
+    # idle. Results print in the registry's order.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        rows, holes = [], 0
+        for lines, row, hole in pool.map(lambda fault: run_row(fault, args.build_dir, backend), chosen):
+            print("\n".join(lines), flush=True)
+            rows.append(row)
+            holes += hole
 
     if args.markdown:
         with open(args.markdown, "w") as f:
