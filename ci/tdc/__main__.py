@@ -26,6 +26,7 @@ VERBS = {
     "side-by-side": "tdc.bench.side_by_side",
     "harness-overhead": "tdc.bench.harness_overhead",
     "level-times": "tdc.level_times",
+    "build-profile": "tdc.build_profile",
     "ctest-tree": "tdc.installed",
 }
 

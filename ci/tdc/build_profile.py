@@ -4,9 +4,10 @@ precompiled headers and unity batches counted with their folder, links and
 other steps apart, and the build's wall time. With --before, a second build's
 table beside it (a clean build before and after a change, docs/measurements.md).
 
-  ci/build-profile BUILD [--before OTHER_BUILD] [--depth 2] [--all]
+  ci/build-profile BUILD [--before OTHER_BUILD] [--depth 2] [--invocation last|first|all]
 
-Only the last ninja invocation is counted (a clean build is one), unless --all.
+One ninja invocation is counted, the last by default (a clean build is one;
+--invocation=first is a clean build that rebuilds came after).
 Exit status: 0 printed, 2 no readable .ninja_log (one line)."""
 import os
 import re
@@ -25,8 +26,8 @@ class Step:
         self.start_ms, self.end_ms, self.output = start_ms, end_ms, output
 
 
-def read_log(build_dir, every_session=False):
-    """The steps of the build's last ninja invocation (or of all of them)."""
+def read_log(build_dir, invocation="last"):
+    """The steps of the build's last (first, all) ninja invocation."""
     path = os.path.join(build_dir, ".ninja_log")
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
@@ -47,7 +48,8 @@ def read_log(build_dir, every_session=False):
             sessions.append([])
         sessions[-1].append(step)
         previous_end = step.end_ms
-    chosen = [step for session in sessions for step in session] if every_session else sessions[-1]
+    chosen = {"last": sessions[-1], "first": sessions[0],
+              "all": [step for session in sessions for step in session]}[invocation]
     # A step logged twice (one output of several, restat) counts once: its last record.
     latest = {}
     for step in chosen:
@@ -60,12 +62,43 @@ def read_log(build_dir, every_session=False):
 _OBJECT = re.compile(r"^(?P<dir>.*?)/?CMakeFiles/[^/]+\.dir/(?P<rel>.+)$")
 
 
-def folder_of(output, depth):
-    """The source folder a step belongs to, `depth` components deep."""
+_INCLUDE = re.compile(r'^#include "(?P<path>[^"]+)"', re.M)
+
+
+def unity_sources(build_dir, output):
+    """The sources a unity batch includes (CMake writes them as absolute
+    paths into <object without .o>), or [] where the file is gone."""
+    try:
+        with open(os.path.join(build_dir, output[:-2]), encoding="utf-8", errors="replace") as handle:
+            return _INCLUDE.findall(handle.read())
+    except OSError:
+        return []
+
+
+def source_dir(build_dir):
+    """The tree the build was configured from (CMakeCache.txt), or None."""
+    try:
+        with open(os.path.join(build_dir, "CMakeCache.txt"), encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if line.startswith("CMAKE_HOME_DIRECTORY:"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+def folder_of(output, depth, build_dir=None, source=None):
+    """The source folder a step belongs to, `depth` components deep: a
+    unity batch counts with the folder its sources share."""
     match = _OBJECT.match(output)
     if not match:
         return LINKS
     rel = match.group("rel")
+    if rel.startswith("Unity/") and build_dir and source:
+        included = [os.path.relpath(path, source) for path in unity_sources(build_dir, output)]
+        if included and not any(path.startswith("..") for path in included):
+            shared = os.path.commonpath([os.path.dirname(path) for path in included])
+            return "/".join(shared.split("/")[:depth]) or "(top level)"
     if "cmake_pch" in rel or rel.startswith("Unity/"):
         parts = []
     else:
@@ -76,12 +109,13 @@ def folder_of(output, depth):
     return folder or "(top level)"
 
 
-def profile(build_dir, depth=2, every_session=False):
+def profile(build_dir, depth=2, invocation="last"):
     """{folder: [steps, cpu seconds]}, wall seconds, sessions seen."""
-    steps, sessions = read_log(build_dir, every_session)
+    steps, sessions = read_log(build_dir, invocation)
+    source = source_dir(build_dir)
     table = {}
     for step in steps:
-        entry = table.setdefault(folder_of(step.output, depth), [0, 0.0])
+        entry = table.setdefault(folder_of(step.output, depth, build_dir, source), [0, 0.0])
         entry[0] += 1
         entry[1] += (step.end_ms - step.start_ms) / 1000.0
     wall = (max(s.end_ms for s in steps) - min(s.start_ms for s in steps)) / 1000.0
@@ -121,12 +155,13 @@ def body(argv):
     parser.add_argument("build_dir", metavar="BUILD")
     parser.add_argument("--before", metavar="OTHER_BUILD", help="a second build, shown beside it")
     parser.add_argument("--depth", type=cli.whole(1, 8), default=2, help="folder components kept (default 2)")
-    parser.add_argument("--all", action="store_true", help="every ninja invocation in the log, not only the last")
+    parser.add_argument("--invocation", choices=("last", "first", "all"), default="last",
+                        help="which ninja invocation of each log to count (default: the last)")
     args = parser.parse_args(argv)
-    after = profile(args.build_dir, args.depth, args.all)
-    before = profile(args.before, args.depth, args.all) if args.before else None
-    if after[2] > 1 and not args.all:
-        print(f"({args.build_dir}: the last of {after[2]} ninja invocations; --all counts every one)")
+    after = profile(args.build_dir, args.depth, args.invocation)
+    before = profile(args.before, args.depth, args.invocation) if args.before else None
+    if after[2] > 1 and args.invocation != "all":
+        print(f"({args.build_dir}: the {args.invocation} of {after[2]} ninja invocations)")
     print(render(after, before))
     return 0
 

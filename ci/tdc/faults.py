@@ -291,7 +291,8 @@ def _named_faults(lines):
         if line.startswith("|"):
             cells = CELL_SPLIT.split(line.strip().strip("|"))
             if not previous.startswith("|"):  # a table's header
-                fault_columns = [i for i, cell in enumerate(cells) if "fault" in cell.lower()]
+                # The word, not the letters: a "default" column names no fault.
+                fault_columns = [i for i, cell in enumerate(cells) if re.search(r"\bfaults?\b", cell.lower())]
             else:
                 for i in fault_columns:
                     listed = LEADING.match(cells[i]) if i < len(cells) else None

@@ -108,8 +108,10 @@ def main():
             code, out, err = run("--check", *args)
             cases.append((f"fails {what}", code == 1 and message in out, f"exit {code}, {out.strip()!r}"))
 
+        # A "default" column is not a fault column (the README's build options).
         fine = doc_with(tmp, "fine", "The loopback fault `leak` (`TDC_LOOPBACK_FAULT=leak`).\n"
-                                     "| fault | seen |\n|---|---|\n| `stats-lie` | x |\n")
+                                     "| fault | seen |\n|---|---|\n| `stats-lie` | x |\n\n"
+                                     "| option | default |\n|---|---|\n| `TDC_LINKER` | `auto` |\n")
         code, out, err = run("--check", "--docs", fine)
         cases.append(("passes a doc naming registry faults", code == 0, f"exit {code}, {out}{err}"))
         code, out, err = run("--check")
