@@ -27,6 +27,7 @@ VERBS = {
     "harness-overhead": "tdc.bench.harness_overhead",
     "level-times": "tdc.level_times",
     "build-profile": "tdc.build_profile",
+    "ctest-profile": "tdc.ctest_profile",
     "ctest-tree": "tdc.installed",
 }
 

@@ -63,3 +63,4 @@ endif()
 
 list(TRANSFORM nested_runs PREPEND "selftest.")
 set_tests_properties(${nested_runs} PROPERTIES RESOURCE_LOCK tdc_nested_ctest TIMEOUT 900)
+set_property(TEST ${nested_runs} APPEND PROPERTY LABELS nested)  # ci/ctest-profile counts them

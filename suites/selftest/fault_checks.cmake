@@ -3,6 +3,10 @@
 # and the C++ names. Each of these self-tests also proves it can fail.
 set(tdc_python_path "PYTHONPATH=${PROJECT_SOURCE_DIR}/ci")
 
+# The registry against the hooks' sources and the docs, and the matrix's
+# selection: Python over files, which no LibTorch build changes (tool
+# self-tests, ci/selftest's first build). The hooks' compile check is C++.
+if(TDC_TOOL_SELFTESTS)
 tdc_add_selftest(NAME faults.registry_hooks_and_docs_agree
   COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/ci/faults" --check)
 tdc_add_selftest(NAME faults.registry_check_has_teeth
@@ -11,6 +15,7 @@ tdc_add_selftest(NAME faults.registry_check_has_teeth
 tdc_add_selftest(NAME fault_matrix_selects_by_metadata
   COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fault_matrix_selects_by_metadata.py"
   ENVIRONMENT "${tdc_python_path}")
+endif()
 if(TARGET tdc_loopback)
   tdc_add_selftest(NAME faults.hook_names_are_checked_by_the_build
     COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fault_hooks_compile.py"
@@ -19,6 +24,9 @@ if(TARGET tdc_loopback)
     ENVIRONMENT "${tdc_python_path}")
 endif()
 
+if(NOT TDC_TOOL_SELFTESTS)  # the rest reads docs: tool self-tests
+  return()
+endif()
 # docs/backends.md and the checks stay in step: every check it names exists,
 # every fault with a `requirement` is named with its checks in that section.
 # Its negatives: the page with a check renamed, and without a section a

@@ -20,24 +20,24 @@ endforeach()
 
 tdc_add_selftest(NAME install.prefix_and_packages
   COMMAND "${Python3_EXECUTABLE}" "${install_checks}" prefix --build-dir "${CMAKE_BINARY_DIR}" --work "${install_work}"
-  LABELS install TIMEOUT 1200)
+  LABELS install nested TIMEOUT 1200)
 tdc_add_selftest(NAME install.layout_is_relocatable
   COMMAND "${Python3_EXECUTABLE}" "${install_checks}" layout --build-dir "${CMAKE_BINARY_DIR}"
     --work "${install_work}" --source "${PROJECT_SOURCE_DIR}"
-  LABELS install TIMEOUT 1200)
+  LABELS install nested TIMEOUT 1200)
 tdc_add_selftest(NAME install.deb_runs_level1
   COMMAND "${Python3_EXECUTABLE}" "${install_checks}" deb --work "${install_work}"
-  LABELS install TIMEOUT 1500)
+  LABELS install nested TIMEOUT 1500)
 tdc_add_selftest(NAME install.vendor_suite_builds_on_the_tarball
   COMMAND "${Python3_EXECUTABLE}" "${install_checks}" vendor --work "${install_work}"
     --source "${PROJECT_SOURCE_DIR}" --other-torch-dir "${other_torch}"
-  LABELS install TIMEOUT 2400)
+  LABELS install nested TIMEOUT 2400)
 tdc_add_selftest(NAME install.readonly_prefix_runs_level2_with_the_vendor_suite
   COMMAND "${Python3_EXECUTABLE}" "${install_checks}" readonly --work "${install_work}" --backend-name "${TDC_PRIVATEUSE1_NAME}"
-  LABELS install TIMEOUT 3000)
+  LABELS install nested TIMEOUT 3000)
 tdc_add_selftest(NAME install.loopback_faults_break_the_vendor_checks
   COMMAND "${Python3_EXECUTABLE}" "${install_checks}" faults --work "${install_work}" --backend-name "${TDC_PRIVATEUSE1_NAME}"
-  LABELS install TIMEOUT 1200)
+  LABELS install nested TIMEOUT 1200)
 set_tests_properties(selftest.install.prefix_and_packages PROPERTIES FIXTURES_SETUP tdc_install)
 set_tests_properties(selftest.install.layout_is_relocatable selftest.install.deb_runs_level1
   selftest.install.vendor_suite_builds_on_the_tarball PROPERTIES FIXTURES_REQUIRED tdc_install)

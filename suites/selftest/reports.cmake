@@ -17,7 +17,7 @@ set(pytest ${debian_python} -m pytest -q -p no:cacheprovider)
 tdc_add_selftest(NAME reports.conformance_leaves_its_report TIMEOUT 900
   COMMAND ${debian_python} "${CMAKE_CURRENT_SOURCE_DIR}/conformance_report.py" --build-dir=${CMAKE_BINARY_DIR})
 set_tests_properties(selftest.reports.conformance_leaves_its_report PROPERTIES
-  RESOURCE_LOCK tdc_nested_ctest RUN_SERIAL TRUE)
+  RESOURCE_LOCK tdc_nested_ctest RUN_SERIAL TRUE LABELS "selftest;nested")
 
 # A small real fleet: real level-1 runs and benchmarks of this build under
 # six host names, one node slowed, one faulty on the first night, signed
@@ -32,7 +32,7 @@ if(TARGET tdc_loopback AND TDC_BUILD_BENCHMARKS)  # bench/ is added after suites
   # each other, and a neighbour test's burst of load made a healthy node an
   # outlier in about one run in ten, even with the rounds interleaved.
   set_tests_properties(selftest.fleet.make_packages PROPERTIES
-    FIXTURES_SETUP tdc_fleet_packages RESOURCE_LOCK tdc_nested_ctest RUN_SERIAL TRUE)
+    FIXTURES_SETUP tdc_fleet_packages RESOURCE_LOCK tdc_nested_ctest RUN_SERIAL TRUE LABELS "selftest;nested")
   foreach(test fleet_merge reports_in_browser)
     tdc_add_selftest(NAME fleet.${test} TIMEOUT 900
       COMMAND ${pytest} "${CMAKE_CURRENT_SOURCE_DIR}/test_${test}.py"

@@ -51,11 +51,15 @@ endif()
 
 # Resource groups from discovery keep tests apart per device: ctest -j4 with
 # a test holding all of its loopback device never runs two on it at once.
-if(TARGET tdc_loopback)
+# CTest's and the entries' machinery, the same on every LibTorch build (the
+# device names each build gives are checked on each by the test below): a
+# tool self-test, on ci/selftest's first build.
+if(TARGET tdc_loopback AND TDC_TOOL_SELFTESTS)
   tdc_add_selftest(NAME resources_keep_tests_apart_per_device TIMEOUT 1200
     COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/resources_keep_tests_apart.py"
       --build-dir "${CMAKE_BINARY_DIR}" --share ${TDC_GPU_PERCENT})
-  set_tests_properties(selftest.resources_keep_tests_apart_per_device PROPERTIES RUN_SERIAL TRUE)
+  set_tests_properties(selftest.resources_keep_tests_apart_per_device PROPERTIES RUN_SERIAL TRUE
+    LABELS "selftest;nested")
 endif()
 # A test handed another device's resource fails naming both.
 string(TOUPPER "${TDC_PRIVATEUSE1_NAME}" TDC_PRIVATEUSE1_NAME_UPPER)
