@@ -28,6 +28,7 @@ VERBS = {
     "level-times": "tdc.level_times",
     "build-profile": "tdc.build_profile",
     "ctest-profile": "tdc.ctest_profile",
+    "under-load": "tdc.under_load",
     "ctest-tree": "tdc.installed",
 }
 

@@ -370,6 +370,8 @@ def main():
     started = time.time()
     base = args.keep or tempfile.mkdtemp(prefix="tdc-slurm-")
     os.makedirs(base, exist_ok=True)
+    if not args.keep:
+        os.chmod(base, 0o755)  # mkdtemp's 0700 hides munged's socket from its clients
     results = os.path.join(base, "results")
     cluster = LocalCluster(os.path.join(base, "cluster"),
                            [{"name": n["name"], "cpus": n.get("cpus", 1), "gpus": n.get("gpus", 0)} for n in NODES])

@@ -85,6 +85,16 @@ class LocalCluster:
             os.makedirs(os.path.join(b, folder), exist_ok=True)
         os.chmod(b, 0o755)  # munged wants its socket's folders searchable by all
         os.chmod(os.path.join(b, "munge"), 0o755)
+        # ... and every folder above them: say which one is not, before
+        # munged exits 1 with "Socket is inaccessible" in a log of its own.
+        above = os.path.dirname(os.path.abspath(b))
+        while True:
+            if not os.stat(above).st_mode & 0o001:
+                raise ClusterError(f"{above} is not searchable by all (mode "
+                                   f"{oct(os.stat(above).st_mode & 0o777)}): munged refuses a socket below it")
+            if above == os.path.dirname(above):
+                break
+            above = os.path.dirname(above)
         key = os.path.join(b, "munge", "munge.key")
         with open(key, "wb") as f:
             f.write(os.urandom(1024))
