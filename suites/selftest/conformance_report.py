@@ -104,6 +104,20 @@ def main():
     if STALE_ROW not in page:
         problems.append("the page has no failed Forward.SeedModelMatchesFloat64Reference/cpu_float32 row")
 
+    # A seed that fails (an expected device this host lacks) is a result of
+    # the run, not its end: the level still runs and leaves its report.
+    failing = dict(env, TDC_EXPECT="mps:1", TDC_KNOWN_FAILURES="")
+    failing.pop("TDC_BENCH", None)
+    seed_run = subprocess.run([os.path.join(ROOT, "ci", "conformance"), "--level=1", "--bench=off",
+                               f"--build-dir={build_dir}"], env=failing, capture_output=True, text=True,
+                              errors="replace", timeout=1200)
+    expectation_row = "DeviceExpectation.IsPresent/mps_at_least_1"
+    seed_page = os.path.join(results, "report.html")
+    if seed_run.returncode != 1:
+        problems.append(f"with a failing seed (TDC_EXPECT=mps:1) ci/conformance exited {seed_run.returncode}, expected 1")
+    elif not os.path.isfile(seed_page) or expectation_row not in open(seed_page, encoding="utf-8").read():
+        problems.append(f"with a failing seed the level left no report.html naming {expectation_row}")
+
     # Negatives: the check must fail without the step, and on a page that lost a row.
     with tempfile.TemporaryDirectory() as tmp:
         skipped = os.path.join(tmp, "skipped")
@@ -123,7 +137,8 @@ def main():
     if problems:
         print(tail)
         return 1
-    print(f"ci/conformance exit 1 (a stale waiver); {results}/report.html lists every test of "
+    print(f"ci/conformance exit 1 (a stale waiver), and 1 with a failing seed whose level still left its report; "
+          f"{results}/report.html lists every test of "
           "summary.json; the check fails without the page and on a page missing a row; the run's "
           f"log file ({len(text)} bytes) kept the earlier line, the seed's four lines, the device "
           "table and its last line, and no NUL byte")
