@@ -27,7 +27,7 @@ tdc_add_selftest(NAME install.layout_is_relocatable
   LABELS install TIMEOUT 1200)
 tdc_add_selftest(NAME install.deb_runs_level1
   COMMAND "${Python3_EXECUTABLE}" "${install_checks}" deb --work "${install_work}"
-  LABELS install TIMEOUT 1500)
+  LABELS install TIMEOUT 3600)  # its ci/health: health_budget.py
 tdc_add_selftest(NAME install.vendor_suite_builds_on_the_tarball
   COMMAND "${Python3_EXECUTABLE}" "${install_checks}" vendor --work "${install_work}"
     --source "${PROJECT_SOURCE_DIR}" --other-torch-dir "${other_torch}"
