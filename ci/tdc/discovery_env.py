@@ -12,7 +12,8 @@ LIST = os.path.join(ROOT, "cmake", "discovery-environment.txt")
 # The loopback's behaviour settings (each in the list): what a tool that
 # measures, compares or builds fixtures clears from what it inherits, so that
 # a user's fault, delay or synchronous mode never leaks into its figures.
-LOOPBACK_BEHAVIOUR = ("TDC_LOOPBACK_FAULT", "TDC_LOOPBACK_DELAY_US", "TDC_LOOPBACK_SYNCHRONOUS")
+LOOPBACK_BEHAVIOUR = ("TDC_LOOPBACK_FAULT", "TDC_LOOPBACK_DELAY_US", "TDC_LOOPBACK_HOLD_US",
+                      "TDC_LOOPBACK_SYNCHRONOUS")
 
 
 def minus(environment, names):

@@ -4,6 +4,12 @@ TDC_EXPECT naming a backend's devices (here the loopback library, as a vendor
 would load theirs), ci/run-benchmarks must exit 0 and its host run must hold results
 for those devices: the step a vendor's level 3 gates on.
 
+The floors it checks are bench/thresholds.json's divided by a thousand (its
+limits times a thousand): the same entries, so every result still needs one
+(--require-thresholds), but no load on a shared host can take a working
+copy or forward below them. Whether this host meets the real floors is a
+measurement (ci/run-benchmarks), not what this test is about.
+
   bench_vendor_run.py --build-dir BUILD --work DIR
 """
 import argparse
@@ -13,6 +19,22 @@ import subprocess
 import sys
 
 from tdc import ROOT
+
+# How far below bench/thresholds.json's floors this test's are.
+SLACK = 1000
+
+
+def loosened(thresholds):
+    """bench/thresholds.json with every floor divided by SLACK and every
+    time limit multiplied by it."""
+    def scale(key, value):
+        if isinstance(value, dict):
+            return {k: scale(key, v) for k, v in value.items()}
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return value / SLACK if key == "min_bandwidth_GBps" else value * SLACK
+        return value
+    return dict(thresholds, devices={device: {key: scale(key, value) for key, value in entry.items()}
+                                     for device, entry in thresholds["devices"].items()})
 
 
 def main():
@@ -31,8 +53,14 @@ def main():
         sys.exit(f"FAIL: device_select with the backend loaded: exit {probe.returncode}: {probe.stderr[-500:]}")
     device_type = selected[0]
     env["TDC_EXPECT"] = f"{device_type}:2"
+    os.makedirs(args.work, exist_ok=True)
+    with open(os.path.join(ROOT, "bench", "thresholds.json")) as f:
+        floors = loosened(json.load(f))
+    thresholds = os.path.join(args.work, "thresholds_loosened.json")
+    with open(thresholds, "w") as f:
+        json.dump(floors, f, indent=1)
     run = subprocess.run([sys.executable, os.path.join(ROOT, "ci", "run-benchmarks"), "--build-dir", args.build_dir,
-                          "--out", args.work, "--quick", "--cold-start-runs", "1"],
+                          "--out", args.work, "--quick", "--cold-start-runs", "1", "--thresholds", thresholds],
                          env=env, capture_output=True, text=True, timeout=600)
     print(run.stdout[-3000:], run.stderr[-2000:])
     if run.returncode != 0:

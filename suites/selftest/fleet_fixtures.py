@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Makes a small real fleet for the merge and report self-tests: real level-1
 runs (ci/health) of this build on the loopback, one per node, each under its
-own host name (a UTS namespace: unshare), then the nodes' real transfer
-benchmarks back to back, then real packages (ci/package --sign-key, each
-node with its own key).
+own host name (a UTS namespace: unshare), then real transfer benchmarks
+(the clean nodes share one measurement: benchmark() says why), then real
+packages (ci/package --sign-key, each node with its own key).
 
   fleet_fixtures.py --build-dir BUILD --out DIR
 Nodes (TDC_BACKEND_LIBS=the loopback, TDC_EXPECT=<its type>:2 on each; the
@@ -21,24 +21,20 @@ import argparse
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
+
+from health_budget import BUDGET, TIMEOUT
 
 from tdc import ROOT, discovery_env
 from tdc.fleet import allocation, matrix, rewrite
 
 DELAY_US = "20000"
-# 256 KiB copies: the injected delay dominates them (400x), and they are
-# long enough (tens of us) that a shared host's jitter does not (4 KiB copies
-# and latencies take 1 to 5 us here, and their spread alone made healthy
-# nodes outliers). The nodes' benchmarks run back to back after every
-# level-1 run, so that the host's changing load is as alike as it can be
-# between them (the merge's rule is not tuned to it). One node also times
-# latency, for its run report's chart: a series of one node is compared with
-# no one.
+# 256 KiB copies: the injected delay dominates them (400x, and still more
+# than 20x what a 256 KiB copy takes at load average 15). One node also
+# times latency, for its run report's chart.
 BENCH_FILTER = "^transfer/(h2d|d2h)/[a-z]+:[01]/262144/"
-LATENCY_NODE, LATENCY_FILTER = "n1", "|^latency/(h2d|d2h)/[a-z]+:0/4096/"
+LATENCY_FILTER = "|^latency/(h2d|d2h)/[a-z]+:0/4096/"
 NODES = [  # (run name, host, extra environment, nights)
     ("n1", "n1", {}, (1, 2)),
     ("n2", "n2", {}, (1, 2)),
@@ -66,75 +62,41 @@ def node_env(build, extra):
     return env
 
 
-def run(command, env, log, timeout=900):
+def run(command, env, log, timeout=TIMEOUT):
     with open(log, "w") as out:
         return subprocess.run(command, env=env, stdout=out, stderr=subprocess.STDOUT, timeout=timeout).returncode
 
 
-ROUNDS = 7  # a node's median outlasts three slow repetitions of seven
+REPETITIONS = 7
 # Each repetition warms up and then times copies for at least this long.
-# Quick mode's 2 ms warm-up left a process's first series cold in about one
-# run in three (7 GB/s against 20 on this host), and 5 ms of timing let
-# one preemption count: a healthy node's 256 KiB median came out 0.58x its
-# peers, an outlier the fleet does not have.
 MIN_TIME_S = 0.05
 
 
-def benchmark_in_rounds(build, ran, out):
-    """Each node's transfer benchmarks, ROUNDS repetitions, taken in rounds
-    (one repetition of every node, then the next): a shared host's load
-    changes over a minute, and taking the nodes one after the other gave one
-    node all of a busy spell, an outlier the fleet does not have. Each node's
-    bench/transfer_host.json then holds its repetitions and their median, as
-    --benchmark_repetitions would have written them."""
-    failures, rounds = [], {name: [] for name, *_ in ran}
-    for round_index in range(ROUNDS):
-        for name, host, extra, nights, results in ran:
-            os.makedirs(os.path.join(results, "bench"), exist_ok=True)
-            path = os.path.join(out, "logs", f"{name}.bench.{round_index}.json")
-            code = run([os.path.join(build, "bin", "tdc_bench_transfer"), "--tdc-quick",
-                        f"--benchmark_filter={BENCH_FILTER}{LATENCY_FILTER if name == LATENCY_NODE else ''}",
-                        "--benchmark_repetitions=1", f"--benchmark_min_time={MIN_TIME_S}",
-                        f"--benchmark_min_warmup_time={MIN_TIME_S}",
-                        f"--benchmark_out={path}", "--benchmark_out_format=json"],
-                       node_env(build, extra), os.path.join(out, "logs", f"{name}.bench.log"))
-            if code != 0 and "TDC_LOOPBACK_FAULT" not in extra:
-                failures.append(f"{name}: tdc_bench_transfer exited {code} (log: {out}/logs/{name}.bench.log)")
-            if os.path.exists(path):
-                with open(path) as f:
-                    rounds[name].append(json.load(f))
+def benchmark(build, ran, out):
+    """Each node's bench/transfer_host.json. The clean nodes share one
+    measurement: the merge's outlier rule is what the fleet tests, and real
+    figures of six "nodes" on one shared host differ with its load (a healthy
+    node read 0.58x its peers in CI, an outlier the fleet does not have),
+    so two clean nodes' figures may not differ here. The slowed node and the
+    faulty one are measured on their own settings."""
+    failures, measured = [], {}
     for name, host, extra, nights, results in ran:
-        if rounds[name]:
-            with open(os.path.join(results, "bench", "transfer_host.json"), "w") as f:
-                json.dump(with_medians(rounds[name]), f, indent=1)
+        key = json.dumps(extra, sort_keys=True)
+        if key not in measured:
+            path = os.path.join(out, "logs", f"{name}.bench.json")
+            log = os.path.join(out, "logs", f"{name}.bench.log")
+            code = run([os.path.join(build, "bin", "tdc_bench_transfer"), "--tdc-quick",
+                        f"--benchmark_filter={BENCH_FILTER}{'' if extra else LATENCY_FILTER}",
+                        f"--benchmark_repetitions={REPETITIONS}", f"--benchmark_min_time={MIN_TIME_S}",
+                        f"--benchmark_min_warmup_time={MIN_TIME_S}",
+                        f"--benchmark_out={path}", "--benchmark_out_format=json"], node_env(build, extra), log)
+            if code != 0 and "TDC_LOOPBACK_FAULT" not in extra:
+                failures.append(f"{name}: tdc_bench_transfer exited {code} (log: {log})")
+            measured[key] = path
+        if os.path.exists(measured[key]):
+            os.makedirs(os.path.join(results, "bench"), exist_ok=True)
+            shutil.copyfile(measured[key], os.path.join(results, "bench", "transfer_host.json"))
     return failures
-
-
-def with_medians(documents):
-    """One Google Benchmark document of the rounds' repetitions, each run's
-    median appended as Benchmark's own aggregate (run_type "aggregate",
-    aggregate_name "median", the median of each number). A run that reported
-    an error keeps its entries and gets no median, as Benchmark writes it."""
-    entries = []
-    for repetition, document in enumerate(documents):
-        for entry in document.get("benchmarks", []):
-            if entry.get("run_type") == "aggregate":
-                continue
-            entries.append(dict(entry, repetitions=len(documents), repetition_index=repetition))
-    runs = {}
-    for entry in entries:
-        runs.setdefault(entry.get("run_name", entry["name"]), []).append(entry)
-    for run_name, repetitions in runs.items():
-        if any(entry.get("error_occurred") for entry in repetitions):
-            continue
-        median = dict(repetitions[0], name=f"{run_name}_median", run_type="aggregate", aggregate_name="median")
-        median.pop("repetition_index", None)
-        for key, value in repetitions[0].items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool) and key not in (
-                    "repetitions", "repetition_index", "family_index", "per_family_instance_index", "threads"):
-                median[key] = statistics.median(entry[key] for entry in repetitions)
-        entries.append(median)
-    return dict(documents[0], benchmarks=entries)
 
 
 def main():
@@ -162,7 +124,7 @@ def main():
         env = node_env(build, extra)
         results = os.path.join(out, "runs", name)
         code = run(in_namespace(host, [os.path.join(ROOT, "ci", "health"), f"--build-dir={build}",
-                                       f"--out={results}", "--budget=600"]), env,
+                                       f"--out={results}", f"--budget={BUDGET}"]), env,
                    os.path.join(out, "logs", f"{name}.health.log"))
         expected = 1 if "TDC_LOOPBACK_FAULT" in extra else 0
         if code != expected:
@@ -170,7 +132,7 @@ def main():
                             f"(log: {out}/logs/{name}.health.log)")
             continue
         ran.append((name, host, extra, nights, results))
-    failures += benchmark_in_rounds(build, ran, out)
+    failures += benchmark(build, ran, out)
     for name, host, extra, nights, results in ran:
         folder = os.path.join(out, "packages", name)
         made = subprocess.run([os.path.join(ROOT, "ci", "package"), results, f"--product=fleet self-test {name}",

@@ -16,6 +16,8 @@ import sys
 import tempfile
 import time
 
+from health_budget import BUDGET, TIMEOUT
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FLEET = os.path.join(ROOT, "ci", "fleet")
 
@@ -29,9 +31,10 @@ def main():
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
         # The 60 s fit is measured (docs/fleet.md), not asserted: a loaded CI
-        # host gets a budget that cannot turn the verdict into unknown.
+        # host gets a budget that cannot turn the verdict into unknown
+        # (health_budget.py).
         build = os.path.abspath(args.build_dir)
-        env = dict(os.environ, TDC_ROOT=ROOT, TDC_BUILD_DIR=build, TDC_HEALTH_BUDGET="280",
+        env = dict(os.environ, TDC_ROOT=ROOT, TDC_BUILD_DIR=build, TDC_HEALTH_BUDGET=str(BUDGET),
                    TDC_HEALTH_STATE=os.path.join(tmp, "state"),
                    TDC_FLEET_CONF=os.path.join(tmp, "no-such.conf"),
                    TDC_BACKEND_LIBS=os.path.join(build, "lib", "libtdc_loopback.so"))
@@ -44,7 +47,7 @@ def main():
         rule = config["rules"][0]
         script = rule["path"].replace("/opt/tdc", ROOT)
         started = time.time()
-        result = subprocess.run([script], env=env, capture_output=True, text=True, timeout=600)
+        result = subprocess.run([script], env=env, capture_output=True, text=True, timeout=TIMEOUT)
         seconds = time.time() - started
         lines = [line for line in result.stdout.splitlines() if line.strip()]
         expected = 0 if healthy else 1

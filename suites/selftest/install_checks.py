@@ -33,6 +33,8 @@ import sys
 import tarfile
 import time
 
+from health_budget import BUDGET, TIMEOUT
+
 from tdc import versioning
 
 VENDOR = "acme"
@@ -365,8 +367,8 @@ def deb(args, problems):
     problems.expect(not missing, f"level 1 from the .deb lacks {missing}")
     health_out = os.path.join(args.work, "deb-health")
     shutil.rmtree(health_out, ignore_errors=True)
-    done, seconds = tdc(prefix, f"--state-dir={state}", "health", f"--out={health_out}", "--budget=280",
-                        timeout=400)
+    done, seconds = tdc(prefix, f"--state-dir={state}", "health", f"--out={health_out}",
+                        f"--budget={BUDGET}", timeout=TIMEOUT)
     verdict = json.loads(done.stdout) if done.stdout.strip().startswith("{") else {}
     problems.expect(done.returncode == 0 and verdict.get("verdict") == "healthy",
                     f"tdc health from the .deb: exit {done.returncode}, {verdict.get('verdict')}: {last_lines(done)}")

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The ordering checks say whether they observed ordering (issue 21, finding
-9): run on the loopback with TDC_LOOPBACK_DELAY_US, whose queues leave work
-pending, each device's `ordering` in summary.json is "observed"; run on the
+9): run on the loopback with TDC_LOOPBACK_HOLD_US, whose queues hold work
+until something waits for it (so a peek finds it pending however loaded the
+host is: a delay of the work raced the peek), each device's `ordering` in
+summary.json is "observed"; run on the
 loopback with TDC_LOOPBACK_SYNCHRONOUS=1, a backend that completes every
 operation before it returns, the same checks all pass (a synchronous
 backend conforms) and each device's `ordering` is "not observed: every
@@ -21,13 +23,13 @@ import tempfile
 
 from selftest_report import finish
 
-from tdc import ordering
+from tdc import discovery_env, ordering
 
 # The ordering checks: the ones tdc::OrderingTest runs (their property says
 # what they saw).
 ORDERING_CHECKS = ["StreamSynchronize.*", "AsyncCopies.*", "DeviceSynchronize.*",
                    "EventRecord.*", "EventBlock.*", "EventBlockAcrossDevices.*"]
-MODES = {"delayed": ({"TDC_LOOPBACK_DELAY_US": "20000"}, ordering.OBSERVED),
+MODES = {"held": ({"TDC_LOOPBACK_HOLD_US": "1000000"}, ordering.OBSERVED),
          "synchronous": ({"TDC_LOOPBACK_SYNCHRONOUS": "1"}, ordering.NOT_OBSERVED)}
 
 
@@ -43,7 +45,7 @@ def run_mode(args, work, name, extra_env):
         entry = f"{os.path.basename(suite)}@ordering_{name}"
         env = dict(os.environ, TDC_BACKEND_LIBS=args.loopback, TDC_DEVICES="cpu,privateuseone",
                    TDC_ENTRY=entry, TDC_ISOLATION="batch", **extra_env)
-        for unset in ("TDC_LOOPBACK_FAULT", "TDC_LOOPBACK_DELAY_US", "TDC_LOOPBACK_SYNCHRONOUS"):
+        for unset in discovery_env.LOOPBACK_BEHAVIOUR:
             if unset not in extra_env:
                 env.pop(unset, None)
         xml = os.path.join(gtest_dir, f"{os.path.basename(suite)}.xml")

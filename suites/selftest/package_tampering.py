@@ -23,6 +23,8 @@ import sys
 import tarfile
 import tempfile
 
+from health_budget import BUDGET, TIMEOUT
+
 from tdc import ROOT
 from tdc.packaging import MANIFEST, manifest_lines
 
@@ -323,7 +325,7 @@ def main():
                    TDC_EXPECT="privateuseone:2")
         env.pop("TDC_DEVICES", None)
         health = subprocess.run([os.path.join(CI, "health"), f"--build-dir={build}", f"--out={results}",
-                                 "--budget=280"], env=env, capture_output=True, text=True, timeout=600)
+                                 f"--budget={BUDGET}"], env=env, capture_output=True, text=True, timeout=TIMEOUT)
         if health.returncode != 0:
             print(f"FAILED: ci/health exited {health.returncode}: {health.stdout}{health.stderr}")
             return 1

@@ -34,7 +34,7 @@ tdc_add_selftest(NAME summarize_groups_failures_by_root_cause
 # registry's self-tests (fault_checks.cmake).
 
 # The ordering checks say whether they saw work pending (issue 21, finding
-# 9): observed on the delayed loopback, "not observed: every operation
+# 9): observed on the holding loopback, "not observed: every operation
 # completed before it returned" on the synchronous one, nothing for the cpu.
 if(TARGET tdc_loopback)
   tdc_add_selftest(NAME ordering_observed_per_device TIMEOUT 600
