@@ -42,6 +42,9 @@ def body(argv):
     log_dir = args.log_dir or tempfile.mkdtemp(prefix="tdc-under-load-")
     os.makedirs(log_dir, exist_ok=True)
     failed = 0
+    # A TERM (a scheduler's kill, a timeout) ends the runs the way Ctrl-C
+    # does: through the finally below, which stops the loops.
+    signal.signal(signal.SIGTERM, lambda signum, frame: (_ for _ in ()).throw(KeyboardInterrupt()))
     loops = start_loops(args.loops)
     try:
         for number in range(1, args.runs + 1):

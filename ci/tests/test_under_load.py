@@ -33,3 +33,23 @@ def test_a_missing_command_is_one_line_and_stops_the_loops(tmp_path, capsys, mon
     assert under_load.main(["--loops", "1", "--log-dir", str(tmp_path), "--", "/nonexistent/tool"]) == 2
     assert capsys.readouterr().err.count("\n") == 1
     assert not alive(started[0].pid)
+
+
+def test_term_stops_the_loops(tmp_path):
+    import subprocess
+    import sys
+    import time
+    ci = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    tool = subprocess.Popen([sys.executable, "-m", "tdc", "under-load", "--loops", "1", "--log-dir", str(tmp_path),
+                             "--", "sleep", "30"], env=dict(os.environ, PYTHONPATH=ci),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 20
+    loops = []
+    while time.monotonic() < deadline and not loops:
+        found = subprocess.run(["pgrep", "-P", str(tool.pid), "-x", "yes"], capture_output=True, text=True)
+        loops = [int(pid) for pid in found.stdout.split()]
+        time.sleep(0.1)
+    assert loops, "no busy loop started"
+    tool.terminate()
+    assert tool.wait(timeout=20) == 2
+    assert not any(alive(pid) for pid in loops)
