@@ -62,8 +62,9 @@ function(tdc_discovery_fingerprint out binary overridden own_libraries backend_l
     list(FILTER fingerprint EXCLUDE REGEX "^${name}=")
   endforeach()
   # The loopback's settings reach a process only through a backend library:
-  # without one (and the entry not loading it), they change nothing.
-  if(overridden STREQUAL "" AND "$ENV{TDC_BACKEND_LIBS}" STREQUAL "")
+  # without one (neither the entry's own, as a twin's or the resource spec's
+  # twin devices, nor TDC_BACKEND_LIBS), they change nothing.
+  if(overridden STREQUAL "" AND backend_libraries STREQUAL "" AND "$ENV{TDC_BACKEND_LIBS}" STREQUAL "")
     list(FILTER fingerprint EXCLUDE REGEX "^TDC_LOOPBACK_")
   endif()
   list(SORT fingerprint)

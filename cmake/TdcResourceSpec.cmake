@@ -14,6 +14,8 @@
 #                   DIR <where specs are kept> TIMEOUT <seconds>)
 # Sets CTEST_RESOURCE_SPEC_FILE in the caller's scope (the CTestTestfile's).
 function(tdc_resource_spec)
+  # Kept for tdc_resource_spec_covers, which may write the spec again.
+  set_property(GLOBAL PROPERTY TDC_RESOURCE_SPEC_ARGS "${ARGV}")
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "DEVICE_SELECT;LOOPBACK;DIR;TIMEOUT" "LIBRARIES")
   tdc_discovery_fingerprint(_tdc_fingerprint "${arg_DEVICE_SELECT}" "" "${arg_LIBRARIES}" "${arg_LOOPBACK}")
   # One spec per fingerprint, never rewritten: ctest runs at once with other
@@ -69,5 +71,54 @@ function(tdc_resource_spec)
   endif()
   if(EXISTS "${_tdc_spec}")
     set(CTEST_RESOURCE_SPEC_FILE "${_tdc_spec}" PARENT_SCOPE)
+    set_property(GLOBAL PROPERTY TDC_RESOURCE_SPEC "${_tdc_spec}")
+  endif()
+endfunction()
+
+# tdc_resource_spec_covers(<kinds>...): called by a suite's script for the
+# resource kinds an entry claims. A spec that lacks one (written by a run
+# whose devices differed under the same fingerprint: a setting discovery
+# reads but the fingerprint does not) would leave the entry "Not Run" with
+# CTest's "requested resources ... which does not exist". The spec is
+# written once more from discovery, at most once per ctest run; a kind still
+# missing after that is reported by CTest as before, now with this line.
+function(tdc_resource_spec_covers)
+  get_property(spec GLOBAL PROPERTY TDC_RESOURCE_SPEC)
+  if(spec STREQUAL "" OR NOT EXISTS "${spec}")
+    return()  # no spec named: claims are not enforced (tdc_resource_spec says why)
+  endif()
+  file(READ "${spec}" json)
+  set(missing "")
+  foreach(kind IN LISTS ARGN)
+    string(FIND "${json}" "\"${kind}\"" at)
+    if(at EQUAL -1)
+      list(APPEND missing "${kind}")
+    endif()
+  endforeach()
+  if(missing STREQUAL "")
+    return()
+  endif()
+  get_property(rewritten GLOBAL PROPERTY TDC_RESOURCE_SPEC_REWRITTEN)
+  if(NOT rewritten)
+    set_property(GLOBAL PROPERTY TDC_RESOURCE_SPEC_REWRITTEN TRUE)
+    get_property(args GLOBAL PROPERTY TDC_RESOURCE_SPEC_ARGS)
+    message(STATUS "TDC: the resource spec ${spec} lacks ${missing}: writing it again from discovery")
+    file(REMOVE "${spec}")
+    tdc_resource_spec(${args})
+    if(EXISTS "${spec}")
+      file(READ "${spec}" json)
+      set(still "")
+      foreach(kind IN LISTS missing)
+        string(FIND "${json}" "\"${kind}\"" at)
+        if(at EQUAL -1)
+          list(APPEND still "${kind}")
+        endif()
+      endforeach()
+      set(missing "${still}")
+    endif()
+  endif()
+  if(NOT missing STREQUAL "")
+    message(STATUS "TDC: the resource spec ${spec} still lacks ${missing} after discovery wrote it again: "
+      "entries claiming them are Not Run")
   endif()
 endfunction()

@@ -27,7 +27,7 @@ TEST_P(GeneratorState, SetStateReplaysTheSequence) {
     if (!problem.empty()) {
       FAIL() << tdc::prerequisite_failed(
           std::string(entry.name) + " on " + device().str(), problem,
-          "Generators.SameManualSeedRepeatsTheSequenceAndAnotherChangesIt/" + tdc::DeviceUnderTest{device(), ""}.label());
+          "Generators.SameManualSeedRepeatsTheSequenceAndAnotherChangesIt/" + tdc::device_label(device()));
     }
   }
   manual_seed(generator, 99);

@@ -26,7 +26,7 @@ TEST_P(GeneratorsAcrossDevices, ManualSeedOnOneIndexLeavesTheOthersSequence) {
       FAIL() << tdc::prerequisite_failed(
           std::string(name) + " on " + other_device().str(), "manual_seed(2024) twice gave two sequences",
           "Generators.SameManualSeedRepeatsTheSequenceAndAnotherChangesIt/" +
-              tdc::DeviceUnderTest{other_device(), ""}.label());
+              tdc::device_label(other_device()));
     }
     manual_seed(other, 2024);
     manual_seed(mine, 7);

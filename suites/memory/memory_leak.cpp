@@ -28,7 +28,7 @@ TEST_P(MemoryLeak, TenThousandPatternedAllocFreeCyclesReturnToBaseline) {
       FAIL() << tdc::prerequisite_failed(
           "memory statistics of " + device().str(), "allocating 4096 bytes did not move them",
           "MemoryAccounting.AllocationsFreesPeakAndCacheAreCounted/" +
-              tdc::DeviceUnderTest{device(), ""}.label());
+              tdc::device_label(device()));
     }
   }
   auto generator = at::make_generator<at::CPUGeneratorImpl>(11);

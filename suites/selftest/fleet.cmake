@@ -14,6 +14,15 @@ if(TDC_FLEET_SELFTEST AND TARGET tdc_loopback)
   set_tests_properties(selftest.fleet.slurm_array_and_node_adapters PROPERTIES RUN_SERIAL TRUE)
 endif()
 
+# Its short version (two nodes, the array, two HealthCheckProgram cycles;
+# about two minutes) runs where people see it fail: ci/selftest's first build.
+if(TDC_TOOL_SELFTESTS AND TARGET tdc_loopback)
+  tdc_add_selftest(NAME fleet.slurm_short_cluster
+    COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fleet_cluster.py"
+      --build-dir=${CMAKE_BINARY_DIR} --short
+    TIMEOUT 1200 LABELS "fleet;nested")
+endif()
+
 # The units of the fleet tools need no cluster and run everywhere.
 tdc_add_selftest(NAME fleet.units
   COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fleet_units.py" LABELS fleet)

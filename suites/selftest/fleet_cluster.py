@@ -4,6 +4,14 @@ ci/slurm/submit's array over nodes that differ on purpose, then the node
 adapters of ci/fleet/ against the same cluster.
 
   fleet_cluster.py --build-dir BUILD [--phases array,adapters] [--keep DIR]
+  fleet_cluster.py --build-dir BUILD --short
+
+--short, the version .ci/run runs (a few minutes): two nodes (n1 healthy,
+n3 corrupt-copy), a 2-task array through ci/slurm/submit (level 1, no
+benchmarks) with its tasks file and merge, one HealthCheckProgram cycle that
+drains faulty n3 with a "TDC:" reason, and one in which a faulty n1 keeps an
+administrator's reason. It runs from a new 0700 temporary folder, as a user's
+`python3 fleet_cluster.py` does, so munged's socket permissions stay fixed.
 
 Nodes (per-node settings: <results>/node-env/<node>.sh, sourced by each task
 and by the adapters):
@@ -45,6 +53,7 @@ NODES = [
     {"name": "n5", "env": {"TDC_LOOPBACK_FAULT": "hang-copy"}},
     {"name": "n6", "env": {}, "gpus": 2, "cpus": 2},
 ]
+SHORT_NODES = [NODES[0], NODES[2]]  # n1 healthy, n3 corrupt-copy
 ADMIN_REASON = "admin: replace fan"
 OUTLIER_BENCHMARK = "transfer/h2d/loopback:0/262144/manual_time_median"
 
@@ -259,13 +268,61 @@ def settled(cluster, node):
     return wait_node(cluster, node, lambda s, r: not s.endswith("*"), timeout=60)
 
 
-def phase_adapters(cluster, build, base, results, check):
+def write_fleet_conf(build, base, results):
     with open(os.path.join(base, "fleet.conf"), "w") as f:
         # The site's settings file (ci/fleet/common.sh); per-node faults for the test.
         f.write(f"TDC_BUILD_DIR={build}\nTDC_BACKEND_LIBS={build}/lib/libtdc_loopback.so\n"
                 f"TDC_HEALTH_STATE={base}/health-state\nTDC_HEALTH_BUDGET=120\nTDC_NHC_BUDGET=120\n"
                 f'node_env="{results}/node-env/${{SLURMD_NODENAME:-${{HOSTNAME%%.*}}}}.sh"\n'
                 f'[ -f "$node_env" ] && . "$node_env"\n')
+
+
+def phase_short(cluster, build, base, results, check):
+    """The array and the adapters on two nodes, as briefly as they can be shown."""
+    for node in SHORT_NODES:
+        write_node_env(results, node["name"], node["env"])
+    submit = cluster.run([os.path.join(ROOT, "ci", "slurm", "submit"), f"--results={results}",
+                          f"--use-build={build}", "--backend-lib=loopback", "--level=1", "--bench=off",
+                          "--time=10", "--budget=300", "--max-running=2"], check=False, timeout=120)
+    if not check(submit.returncode == 0, f"ci/slurm/submit exit {submit.returncode}: {submit.stderr.strip()}"):
+        return
+    jobs = json.loads(submit.stdout)
+    merge_state = wait_job(cluster, jobs["merge_job"], 900)
+    log(f"array {jobs['array_job']}: merge job {merge_state}")
+    try:
+        with open(os.path.join(results, "tasks.json")) as f:
+            by_host = {row["host"]: row for row in json.load(f)}
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        check(False, f"no tasks file: {error}")
+        by_host = {}
+    n1, n3 = by_host.get("n1", {}), by_host.get("n3", {})
+    check(sorted(by_host) == ["n1", "n3"], f"one row per node: {sorted(by_host)}")
+    check(n1.get("state") == "COMPLETED" and n1.get("exit_code") == 0 and n1.get("reason") == "",
+          f"n1: a passing task: {n1}")
+    check(n3.get("state") == "FAILED" and n3.get("exit_code") == 1 and "unhealthy" in n3.get("reason", ""),
+          f"n3: a failing task whose reason says unhealthy: {n3}")
+    for host, row in by_host.items():
+        check(bool(row.get("package")) and os.path.isfile(row["package"]), f"{host}: no package")
+    check(os.path.isfile(os.path.join(results, "merged", "matrix.json")),
+          f"the merge job wrote no matrix ({merge_state})")
+
+    write_fleet_conf(build, base, results)
+    fault = {"TDC_LOOPBACK_FAULT": "corrupt-copy"}
+    write_node_env(results, "n1", {})
+    write_node_env(results, "n3", fault)
+    done, _ = run_adapter(cluster, base, "slurm-healthcheck", "n3")
+    state, reason = cluster.node("n3")
+    check(done.returncode == 1 and state.startswith("drain") and reason.startswith("TDC: "),
+          f"HealthCheckProgram drains faulty n3 with a TDC: reason: exit {done.returncode}, {state}, {reason!r}")
+    cluster.run(["scontrol", "update", "NodeName=n1", "State=DRAIN", f"Reason={ADMIN_REASON}"])
+    write_node_env(results, "n1", fault)
+    done, _ = run_adapter(cluster, base, "slurm-healthcheck", "n1")
+    check(done.returncode == 1 and cluster.node("n1")[1] == ADMIN_REASON,
+          f"faulty n1 keeps the administrator's reason: exit {done.returncode}, {cluster.node('n1')}")
+
+
+def phase_adapters(cluster, build, base, results, check):
+    write_fleet_conf(build, base, results)
     for node in NODES:
         write_node_env(results, node["name"], {k: v for k, v in node["env"].items()
                                                if k == "TDC_LOOPBACK_DEVICES"})
@@ -360,12 +417,14 @@ def main():
     parser.add_argument("--build-dir", required=True)
     parser.add_argument("--phases", default="array,adapters")
     parser.add_argument("--keep", help="leave the cluster's folder here (after stopping it)")
+    parser.add_argument("--short", action="store_true", help="two nodes, the array and two adapter cycles")
     args = parser.parse_args()
     build = os.path.abspath(args.build_dir)
     if not os.path.exists(os.path.join(build, "lib", "libtdc_loopback.so")):
         print(f"fleet_cluster: {build} has no loopback library", file=sys.stderr)
         return 2
-    phases = args.phases.split(",")
+    phases = ["short"] if args.short else args.phases.split(",")
+    nodes = SHORT_NODES if args.short else NODES
     check = Check()
     started = time.time()
     base = args.keep or tempfile.mkdtemp(prefix="tdc-slurm-")
@@ -374,12 +433,14 @@ def main():
         os.chmod(base, 0o755)  # mkdtemp's 0700 hides munged's socket from its clients
     results = os.path.join(base, "results")
     cluster = LocalCluster(os.path.join(base, "cluster"),
-                           [{"name": n["name"], "cpus": n.get("cpus", 1), "gpus": n.get("gpus", 0)} for n in NODES])
+                           [{"name": n["name"], "cpus": n.get("cpus", 1), "gpus": n.get("gpus", 0)} for n in nodes])
     try:
         provision(ROOT)
         cluster.start()
         clean_environment(cluster)
-        log(f"cluster up: {len(NODES)} nodes in {base}")
+        log(f"cluster up: {len(nodes)} nodes in {base}")
+        if "short" in phases:
+            phase_short(cluster, build, base, results, check)
         if "array" in phases:
             phase_array(cluster, build, results, check)
         if "adapters" in phases:

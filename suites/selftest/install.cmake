@@ -8,9 +8,13 @@
 set(install_checks "${CMAKE_CURRENT_SOURCE_DIR}/install_checks.py")
 set(install_work "${CMAKE_BINARY_DIR}/selftest-install")
 # Another LibTorch for the configure-time mismatch: Debian's next to pip's, pip's next to Debian's.
+# On a new machine the first build may find none yet (ci/selftest installs the
+# others later): the check then says "not checked", and an empty value must
+# stay one argument (--other-torch-dir=, not a dropped "").
 set(other_torch "")
 foreach(candidate "/usr/lib/${CMAKE_LIBRARY_ARCHITECTURE}/cmake/Torch"
-    "$ENV{HOME}/.cache/tdc/venv-torch-2.13.0/lib/python3.11/site-packages/torch/share/cmake/Torch")
+    "$ENV{HOME}/.cache/tdc/venv-torch-2.13.0/lib/python3.11/site-packages/torch/share/cmake/Torch"
+    "$ENV{HOME}/.cache/tdc/venv-torch-2.14.1/lib/python3.11/site-packages/torch/share/cmake/Torch")
   get_filename_component(candidate "${candidate}" REALPATH)
   get_filename_component(ours "${Torch_DIR}" REALPATH)
   if(NOT other_torch AND EXISTS "${candidate}/TorchConfig.cmake" AND NOT candidate STREQUAL ours)
@@ -30,7 +34,7 @@ tdc_add_selftest(NAME install.deb_runs_level1
   LABELS install nested TIMEOUT 3600)  # its ci/health: health_budget.py
 tdc_add_selftest(NAME install.vendor_suite_builds_on_the_tarball
   COMMAND "${Python3_EXECUTABLE}" "${install_checks}" vendor --work "${install_work}"
-    --source "${PROJECT_SOURCE_DIR}" --other-torch-dir "${other_torch}"
+    --source "${PROJECT_SOURCE_DIR}" "--other-torch-dir=${other_torch}"
   LABELS install nested TIMEOUT 2400)
 tdc_add_selftest(NAME install.readonly_prefix_runs_level2_with_the_vendor_suite
   COMMAND "${Python3_EXECUTABLE}" "${install_checks}" readonly --work "${install_work}" --backend-name "${TDC_PRIVATEUSE1_NAME}"

@@ -72,3 +72,11 @@ if(TARGET tdc_loopback)
       --env CTEST_RESOURCE_GROUP_0_${TDC_PRIVATEUSE1_NAME_UPPER}_1=id:1,slots:50
       -- $<TARGET_FILE:tdc_placement> --gtest_filter=Placement.RoundTrip16MiBIsExact/*_0)
 endif()
+# The resource spec follows the device list (2, 8, 2 loopback devices on one
+# build), and a spec that lacks a claimed device is written again once.
+if(TARGET tdc_loopback AND TDC_TOOL_SELFTESTS)
+  tdc_add_selftest(NAME resource_spec_follows_the_device_list TIMEOUT 900
+    COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/resource_spec_follows_devices.py"
+      --build-dir "${CMAKE_BINARY_DIR}" --name "${TDC_PRIVATEUSE1_NAME}")
+  set_tests_properties(selftest.resource_spec_follows_the_device_list PROPERTIES LABELS "selftest;nested")
+endif()
