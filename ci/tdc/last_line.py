@@ -88,9 +88,10 @@ def compose(results_dir, level, status, failed_steps=()):
     parts = [words, *(f"{step} failed" for step in failed_steps)]
     verdict = VERDICTS.get(status, "ERROR")
     report = os.path.join(results_dir, "report.html")
-    tool = "ci/" if source.is_checkout() else "tdc "
-    where = (f"report: {report}" if os.path.isfile(report) else
-             f"report: none ({tool}report {results_dir} makes one)")
+    checkout = source.is_checkout()
+    tool = "ci/" if checkout else "tdc "
+    maker = f"ci/report {results_dir}" if checkout else f"tdc run-report --results {results_dir}"
+    where = f"report: {report}" if os.path.isfile(report) else f"report: none ({maker} makes one)"
     if status == 2:
         advice = "no package: a setting or an input is bad (the lines above say which)"
     else:

@@ -63,3 +63,12 @@ def test_bad_input_and_no_summary(tmp_path):
     line, = last_line.compose(str(tmp_path / "none"), 1, 0)
     assert line.startswith("LEVEL 1 ERROR: no usable summary (") and line.endswith("(exit 2)"), line
     assert last_line.main(["--results", str(tmp_path / "none"), "--level=1", "--status=0"]) == 2
+
+
+def test_an_installed_run_names_the_installed_verbs(tmp_path, monkeypatch):
+    from tdc import source
+    monkeypatch.setattr(source, "is_checkout", lambda root=None: False)
+    path = folder(tmp_path, [result("A.x/cpu", "passed")])
+    line, = last_line.compose(path, 1, 0)
+    assert f"report: none (tdc run-report --results {path} makes one)" in line
+    assert line.endswith(f"package: tdc package {path} --product=... --submitter=...")
