@@ -71,3 +71,12 @@ def test_the_console_ends_the_root_cause_with_its_fix_and_folds_the_dependents(w
 def test_one_dependent_is_named():
     assert summarize.dependents_line(["A.x/cpu"]) == ["          and 1 dependent: A.x/cpu"]
     assert summarize.dependents_line([]) == []
+
+
+def test_the_report_grid_and_fleet_matrix_keep_a_root_causes_message(write):
+    from tdc.fleet import matrix
+    tests = failing_run(write)["tests"]
+    cells = matrix.cells_of(tests)
+    assert cells["loopback:0"]["Placement.ModuleToMovesParametersAndBuffers"]["message"] == MESSAGE
+    dependent = cells["loopback:0"]["Forward.Check0"]
+    assert dependent["root_cause"] and len(dependent["message"]) <= matrix.MESSAGE_LIMIT
