@@ -14,7 +14,7 @@ told from what the run recorded (its failed checks, context.json's dirty
 tree, level 3 without TDC_EXPECT or with a failed step): a run is never
 invited to make a package that will be refused.
 
-  python3 -m tdc last-line --results DIR --level N --status S [--failed-step TEXT ...]
+  python3 -m tdc last-line --results DIR --level N --status S [--failed-step TEXT ...] [--verdict FILE]
 --failed-step: a step after the level that failed (the benchmarks, the
 gate), said in the line. Exit status: S (the run's own); 2 with one line
 for bad flags, or when the summary is missing or damaged (the line says
@@ -23,7 +23,7 @@ import os
 import re
 import sys
 
-from tdc import cli, expectation, results, source
+from tdc import cli, expectation, results, safeio, source
 from tdc.errors import InputError
 
 VERDICTS = {0: "PASSED", 1: "FAILED"}
@@ -76,7 +76,21 @@ def refusals(summary, context, level, failed, failed_steps):
     return why
 
 
-def compose(results_dir, level, status, failed_steps=()):
+def verdict_reason(path):
+    """The level's verdict (--verdict FILE, tdc.verdict) when it is not
+    healthy: a level whose checks all passed can still miss checks."""
+    if not path:
+        return []
+    try:
+        found = safeio.load_json(path, "verdict", kind=dict)
+    except InputError as error:
+        return [f"no readable verdict ({error})"]
+    if found.get("verdict") == "healthy":
+        return []
+    return [f"{found.get('verdict')}: {found.get('message')}"]
+
+
+def compose(results_dir, level, status, failed_steps=(), verdict_path=None):
     """[the caveat's line, if any] + [the verdict line]."""
     summary_path = os.path.join(results_dir, "summary.json")
     try:
@@ -86,6 +100,7 @@ def compose(results_dir, level, status, failed_steps=()):
     context = summary.get("context") or {}
     words, failed = counts(summary)
     parts = [words, *(f"{step} failed" for step in failed_steps)]
+    parts += [] if failed else verdict_reason(verdict_path)
     verdict = VERDICTS.get(status, "ERROR")
     report = os.path.join(results_dir, "report.html")
     checkout = source.is_checkout()
@@ -110,12 +125,13 @@ def parser():
     p.add_argument("--status", type=cli.whole(0, 2), required=True, help="the run's exit status")
     p.add_argument("--failed-step", action="append", default=[],
                    help="a step after the level that failed (repeatable)")
+    p.add_argument("--verdict", help="the level's verdict JSON (tdc run --verdict): why, when not healthy")
     return p
 
 
 def last_line(argv):
     args = parser().parse_args(argv)
-    lines = compose(args.results, args.level, args.status, args.failed_step)
+    lines = compose(args.results, args.level, args.status, args.failed_step, args.verdict)
     print("\n".join(lines))
     sys.stdout.flush()
     return 2 if lines[-1].startswith(f"LEVEL {args.level} ERROR: no usable summary") else args.status

@@ -308,7 +308,8 @@ def finish(args, status):
     """The run's status, after its verdict line (unless the caller prints it)."""
     if not args.no_last_line:
         sys.stdout.flush()
-        print("\n".join(last_line.compose(os.path.abspath(args.results), args.level, status)))
+        print("\n".join(last_line.compose(os.path.abspath(args.results), args.level, status, (),
+                                           args.verdict)))
     return status
 
 

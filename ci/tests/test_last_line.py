@@ -72,3 +72,14 @@ def test_an_installed_run_names_the_installed_verbs(tmp_path, monkeypatch):
     line, = last_line.compose(path, 1, 0)
     assert f"report: none (tdc run-report --results {path} makes one)" in line
     assert line.endswith(f"package: tdc package {path} --product=... --submitter=...")
+
+
+def test_a_verdict_worse_than_the_checks_says_why(tmp_path):
+    # Every check passed, yet the level is not healthy (a check of its list has no result).
+    path = folder(tmp_path, [result("A.x/cpu", "passed")])
+    verdict = tmp_path / "verdict.json"
+    verdict.write_text(json.dumps({"verdict": "unhealthy", "message": "1 of its 2 checks have no result"}))
+    line, = last_line.compose(path, 1, 1, (), str(verdict))
+    assert line.startswith("LEVEL 1 FAILED: 1 check passed on cpu; unhealthy: 1 of its 2 checks have no result (exit 1)")
+    verdict.write_text(json.dumps({"verdict": "healthy", "message": "fine"}))   # the negative
+    assert "healthy" not in last_line.compose(path, 1, 0, (), str(verdict))[0]
