@@ -68,7 +68,7 @@ def refusals(summary, context, level, failed, failed_steps):
     if git.get("dirty") is None:
         why.append("the tree's state is unknown (no git?)")
     elif git.get("dirty"):
-        why.append(f"dirty tree ({', '.join(git.get('dirty_files', [])[:3])})")
+        why.append(f"dirty tree ({', '.join(f.strip() for f in git.get('dirty_files', [])[:3])})")
     if level == 3 and expectation.of_context(context):
         why.append("level 3 without TDC_EXPECT")
     if level == 3 and failed_steps:
