@@ -11,7 +11,7 @@ include_guard(GLOBAL)
 #   share/tdc/                 TDC's data, laid out as in the source tree: ci/ (the tools),
 #                              cmake/ (CTest registration, discovery-environment.txt),
 #                              suites/ (levels, known failures, mustpass lists), bench/thresholds.json,
-#                              VERSION, source.json (the commit it was built from), build/ (facts of
+#                              VERSION, source.json (the commit it was installed from), build/ (facts of
 #                              this build the tools read), suites.d/ (the installed suites)
 #
 # Nothing in it names this build or source tree: programs find LibTorch by
@@ -76,14 +76,14 @@ install(DIRECTORY ci/ DESTINATION share/tdc/ci USE_SOURCE_PERMISSIONS
 install(PROGRAMS bin/tdc DESTINATION bin)
 install(FILES README.md CHANGELOG.md docs/install.md DESTINATION share/doc/tdc)
 
-# source.json: the commit this build was made from and whether the tree was
-# dirty, what context.json records of an installed run (ci/verify refuses a
-# dirty one). Rewritten at every build, when it changed.
-add_custom_target(tdc_source_state ALL
-  COMMAND "${CMAKE_COMMAND}" -DSOURCE=${PROJECT_SOURCE_DIR} -DOUT=${CMAKE_BINARY_DIR}/share/tdc/source.json
-    -P "${PROJECT_SOURCE_DIR}/cmake/TdcSourceState.cmake"
-  BYPRODUCTS "${CMAKE_BINARY_DIR}/share/tdc/source.json"
-  COMMENT "Recording the source tree's commit for the install" VERBATIM)
+# source.json: the commit and whether the tree was dirty, what context.json
+# records of an installed run (ci/verify refuses a dirty one). Taken when
+# installing (cmake --install, cpack), as ci/ and the lists are copied from
+# the tree, not at build time: a file that dirtied the tree while it built
+# and was gone when it was installed no longer marks every installed run
+# (issue 35). A run from a checkout asks git itself (ci/tdc/source.py).
+install(CODE "execute_process(COMMAND \"${CMAKE_COMMAND}\" \"-DSOURCE=${PROJECT_SOURCE_DIR}\"
+  \"-DOUT=${CMAKE_BINARY_DIR}/share/tdc/source.json\" -P \"${PROJECT_SOURCE_DIR}/cmake/TdcSourceState.cmake\")")
 install(FILES "${CMAKE_BINARY_DIR}/share/tdc/source.json" DESTINATION share/tdc)
 
 # share/tdc/build: the facts of this build the tools read from a build tree's

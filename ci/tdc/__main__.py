@@ -11,6 +11,8 @@ VERBS = {
     "summarize": "tdc.summarize",
     "annotate": "tdc.annotate",
     "verdict": "tdc.verdict",
+    "last-line": "tdc.last_line",
+    "source-state": "tdc.source",
     "mustpass": "tdc.mustpass",
     "package": "tdc.package",
     "verify": "tdc.verify",

@@ -22,7 +22,7 @@ import secrets
 import socket
 import subprocess
 
-from tdc import ROOT, cli, discovery_env, results, safeio
+from tdc import ROOT, cli, discovery_env, results, source
 from tdc.errors import InputError
 from tdc.fleet.allocation import slurm_context
 
@@ -129,20 +129,6 @@ def suite_version():
     return f"{version or '0'}+{digest.hexdigest()[:12]}"
 
 
-def git_state():
-    """The tree's commit and dirty state; an installed TDC has no tree and
-    says what its build recorded (share/tdc/source.json, cmake/TdcInstall.cmake)."""
-    recorded = os.path.join(ROOT, "source.json")
-    if os.path.isfile(recorded) and not os.path.exists(os.path.join(ROOT, ".git")):
-        state = safeio.load_json(recorded, "source.json", kind=dict)
-        return {"commit": state.get("commit"), "dirty": state.get("dirty"),
-                "dirty_files": list(state.get("dirty_files") or [])[:50]}
-    commit = output(["git", "rev-parse", "HEAD"], cwd=ROOT)
-    status = output(["git", "status", "--porcelain", "--untracked-files=normal"], cwd=ROOT)
-    return {"commit": commit, "dirty": bool(status) if status is not None else None,
-            "dirty_files": status.splitlines()[:50] if status else []}
-
-
 def new_run_id():
     """<UTC time>-<random>: unique per run, sortable, no host name in it."""
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
@@ -176,7 +162,7 @@ def describe(build_dir, level=None, command_line="", run_id=None):
         "environment": discovery_env.of(os.environ),
         "expect": os.environ.get("TDC_EXPECT", ""),
         "sustained_seconds": settings.get("sustained_seconds"),
-        "git": git_state(),
+        "git": source.state(),  # asked now, at the run: tdc.source
         "suite_version": suite_version(),
         "level": level,
         "command_line": command_line,

@@ -1,5 +1,5 @@
 """package: turns a results folder (ci/conformance, ci/health --out) into
-tdc-<host>-level<N>-<date>.tar.gz: JUnit, summary.json, every GoogleTest XML
+tdc-<host>-torch<build>-level<N>-<run time>.tar.gz: JUnit, summary.json, every GoogleTest XML
 file of the run's gtest/ folder (recursively), benchmark JSON and gate
 verdicts, context.json, the waivers applied (with file and line), a
 STATEMENT from the flags and a MANIFEST of sha256 sums.
@@ -9,11 +9,22 @@ STATEMENT from the flags and a MANIFEST of sha256 sums.
 --sign-key signs the MANIFEST with an OpenSSH key into MANIFEST.sig
 (ci/verify --allowed-signers, ci/merge --allowed-signers check it).
 
+The name: the host, the LibTorch build as context.json records it
+(devices.libtorch_version, "2.13.0+cpu" -> torch2.13.0_cpu), the level
+claimed and the run's UTC time (from its run id), so that packages of two
+builds, two levels or two runs gathered into one folder never share a name;
+one run packaged twice does, and the second is refused (nothing is
+overwritten). --out defaults to build/packages/ of the checkout these tools
+belong to (ignored by git, so a package never dirties the tree that makes
+the next run: ci/verify refuses a dirty one); an installed TDC, which has
+no checkout, writes to the current folder.
+
 Refused with one line (exit 2): a results folder whose files are damaged or
 of the wrong type, a symbolic link or a file name that is not UTF-8 among
 them, a --level above the one the run recorded, an empty --product or
 --submitter, a value with a newline or control character, a --gtest-dir
-that does not exist, an --out that is a file or cannot be written.
+that does not exist, an --out that is a file or cannot be written, a
+package of that name already there.
 Exit status 0 (prints the package path), 2 bad input."""
 import datetime
 import glob
@@ -23,7 +34,7 @@ import shutil
 import tarfile
 import tempfile
 
-from tdc import cli, gtest, packaging, results, safeio
+from tdc import ROOT, cli, gtest, packaging, results, safeio, source
 from tdc.bench import results as bench_results
 from tdc.errors import InputError
 from tdc.fleet import signing
@@ -95,6 +106,49 @@ def collect(results_dir, gtest_dir, stage):
                           bench_results.medians(copied), "benchmark medians")
 
 
+def token(text, fallback):
+    """A filename-safe piece of a package name: letters, digits and dots;
+    runs of anything else become one "_" ("-" separates the name's parts)."""
+    return re.sub(r"[^A-Za-z0-9.]+", "_", str(text or "")).strip("_") or fallback
+
+
+def package_name(context, level):
+    """tdc-<host>-torch<build>-level<N>-<run time> (the module's doc says why)."""
+    host = re.sub(r"[^A-Za-z0-9.-]", "_", context["host"] or "unknown-host")
+    devices = context.get("devices") if isinstance(context.get("devices"), dict) else {}
+    build = token(devices.get("libtorch_version"), "unknown")
+    when = token(str(context["run_id"]).split("-", 1)[0], "unknown")
+    return f"tdc-{host}-torch{build}-level{level}-{when}"
+
+
+def default_out():
+    return os.path.join(ROOT, "build", "packages") if source.is_checkout(ROOT) else "."
+
+
+def refuse_existing(path):
+    if os.path.lexists(path):
+        raise InputError(f"{path} exists: refused, nothing overwritten (this run is packaged "
+                         "already; move that package away or name another --out)")
+
+
+def place(partial, path):
+    """Moves the finished package to path without replacing one that
+    appeared meanwhile (a link, not a rename, is what fails on an existing name)."""
+    try:
+        os.link(partial, path)
+    except FileExistsError:
+        refuse_existing(path)
+    except OSError:  # another file system, or one without hard links: an exclusive copy
+        try:
+            with open(partial, "rb") as source_file, open(path, "xb") as target:
+                shutil.copyfileobj(source_file, target)
+        except FileExistsError:
+            refuse_existing(path)
+        except OSError as error:
+            raise InputError(f"cannot write {path}: {error.strerror}")
+    return path
+
+
 def parser():
     p = cli.Parser("package", __doc__)
     p.add_argument("results", help="a results folder")
@@ -102,7 +156,8 @@ def parser():
     p.add_argument("--submitter", required=True, help="who submits the package (one line)")
     p.add_argument("--level", type=cli.whole(1, 3),
                    help="the level claimed (default: the run's, from context.json; never above it)")
-    p.add_argument("--out", default=".", help="folder to write the package into (default .)")
+    p.add_argument("--out", help="folder to write the package into (default: build/packages/ of "
+                                 "this checkout; an installed TDC's: the current folder)")
     p.add_argument("--gtest-dir", help="the run's GoogleTest XML folder (default RESULTS/gtest)")
     p.add_argument("--compatibility", default="",
                    help="suite versions this package states compatibility with (one line)")
@@ -131,10 +186,11 @@ def run(argv):
         "product": args.product, "submitter": args.submitter, "level": level,
         "suite_version": context["suite_version"], "run_id": context["run_id"],
         "compatibility": args.compatibility, "date": date})
-    host = re.sub(r"[^A-Za-z0-9.-]", "_", context["host"] or "unknown-host")
-    name = f"tdc-{host}-level{level}-{date}"
-    safeio.ensure_writable_folder(args.out, "--out folder")
-    path = os.path.abspath(os.path.join(args.out, name + ".tar.gz"))
+    name = package_name(context, level)
+    out = args.out or default_out()
+    safeio.ensure_writable_folder(out, "--out folder")
+    path = os.path.abspath(os.path.join(out, name + ".tar.gz"))
+    refuse_existing(path)
     with tempfile.TemporaryDirectory() as tmp:
         stage = os.path.join(tmp, name)
         os.makedirs(stage)
@@ -148,10 +204,7 @@ def run(argv):
         partial = os.path.join(tmp, name + ".tar.gz")
         with tarfile.open(partial, "w:gz", format=tarfile.PAX_FORMAT) as tar:
             tar.add(stage, arcname=name)
-        try:
-            shutil.move(partial, path)
-        except OSError as error:
-            raise InputError(f"cannot write {path}: {error.strerror}")
+        place(partial, path)
     print(path)
     return 0
 

@@ -11,7 +11,8 @@ discovery at ctest's start: cmake/TdcResourceSpec.cmake.in.)
 
 Every run starts from an empty results folder (one this pipeline made
 before, or a new one: a non-empty folder of anything else is refused), so a
-run whose ctest never ran cannot read an earlier run's files. GoogleTest's
+run whose ctest never ran cannot read an earlier run's files; a run that
+empties one says which run it replaces and what it removes. GoogleTest's
 XML of the run goes to <results>/gtest (TDC_GTEST_DIR) and only that folder
 is read. Every entry the selection holds counts: one that ctest never
 reported (the budget ran out before it started) is a failure, not nothing.
@@ -27,7 +28,10 @@ is unknown.
 --print-verdict: print the verdict JSON (ci/health) and exit with its status
 (0 healthy, 1 unhealthy, 2 unknown); otherwise print the summary table and
 exit 0 all passed, 1 a check failed (or the verdict's status, if worse), 2 bad
-input."""
+input, and end with the run's verdict line (tdc.last_line; --no-last-line:
+the caller prints it after steps of its own, as ci/conformance does). A run
+from a tree with uncommitted changes says so at its start, naming them
+(tdc.source): ci/verify refuses its package."""
 import concurrent.futures
 import os
 import re
@@ -39,8 +43,8 @@ import threading
 import time
 import xml.etree.ElementTree as ET
 
-from tdc import annotate, cli, context, ctest, gtest, junit, junit_report, levels, results, safeio, summarize
-from tdc import verdict
+from tdc import annotate, cli, context, ctest, gtest, junit, junit_report, last_line, levels, results, safeio
+from tdc import source, summarize, verdict
 from tdc.errors import InputError
 
 MARKER = ".tdc-results"
@@ -52,9 +56,25 @@ BUDGET = (10, 86400)
 RESERVE = 5.0
 
 
-def fresh_results(path):
+def earlier_run(path, entries):
+    """The line that says what emptying `path` removes: the earlier run's id
+    and level (its context.json) and its files; "" when nothing is there."""
+    kept = sorted(e + ("/" if os.path.isdir(os.path.join(path, e)) else "") for e in entries if e != MARKER)
+    if not kept:
+        return ""
+    try:
+        earlier = results.read(os.path.join(path, "context.json"), "context")
+        which = f"run {earlier['run_id']}, level {earlier['level']}"
+    except InputError:
+        which = "a run whose context.json is missing or damaged"
+    return (f"tdc: this run replaces the earlier one in {path} ({which}): removing "
+            f"{', '.join(kept)}; copy the folder first to keep it")
+
+
+def fresh_results(path, announce=True):
     """An empty results folder at path, marked as ours. Refuses to empty a
-    folder that is not one (a typo'd --out must not delete a home folder)."""
+    folder that is not one (a typo'd --out must not delete a home folder);
+    says what it removes of an earlier run (announce, on stderr)."""
     if os.path.islink(path) or (os.path.exists(path) and not os.path.isdir(path)):
         raise InputError(f"results folder {path} is not a folder")
     if os.path.isdir(path):
@@ -62,6 +82,9 @@ def fresh_results(path):
         if entries and MARKER not in entries:
             raise InputError(f"results folder {path} is not empty and holds no {MARKER}: "
                              "refusing to empty it (name a new or empty folder)")
+        line = earlier_run(path, entries) if announce else ""
+        if line:
+            print(line, file=sys.stderr)
         for entry in entries:
             full = os.path.join(path, entry)
             if os.path.isdir(full) and not os.path.islink(full):
@@ -145,7 +168,12 @@ def execute(args, started, started_wall):
     build_dir, out = os.path.abspath(args.build_dir), os.path.abspath(args.results)
     if not os.path.isfile(os.path.join(build_dir, "CTestTestfile.cmake")):
         raise InputError(f"no TDC build at '{args.build_dir}' (--build-dir: a configured, built tree)")
-    fresh_results(out)
+    fresh_results(out, announce=not args.print_verdict)
+    # Once its input is known good (bad input stays one line), before it runs
+    # anything: a dirty tree's run cannot be packaged. ci/health prints only its verdict.
+    warning = "" if args.print_verdict else source.warning(source.state())
+    if warning:
+        print(warning, file=sys.stderr)
     gtest_dir = os.path.join(out, "gtest")
     os.makedirs(gtest_dir)
     paths = {name: os.path.join(out, name) for name in
@@ -248,6 +276,8 @@ def parser():
                    help="ctest -j (default: the number of cores)")
     p.add_argument("--quiet", action="store_true",
                    help="no ctest output or progress lines: the summary (or the verdict) and errors only")
+    p.add_argument("--no-last-line", action="store_true",
+                   help="do not end with the verdict line: the caller prints it after its own steps")
     p.add_argument("ctest_args", nargs="*", help="after --: more ctest arguments (-LE long)")
     return p
 
@@ -265,13 +295,22 @@ def run(argv):
             raise
         why = str(error)
     if not (args.print_verdict or args.verdict):
-        return status
+        return finish(args, status)
     verdict_args = ["--summary", summary_path, "--level", str(args.level)]
     verdict_args += ["--why-unknown", why] if why else []
     verdict_args += ["--out", args.verdict] if args.verdict else []
     verdict_args += [] if args.print_verdict else ["--quiet"]
     verdict_status = verdict.verdict(verdict_args)
-    return verdict_status if args.print_verdict else max(status, verdict_status)
+    return verdict_status if args.print_verdict else finish(args, max(status, verdict_status))
+
+
+def finish(args, status):
+    """The run's status, after its verdict line (unless the caller prints it)."""
+    if not args.no_last_line:
+        sys.stdout.flush()
+        print("\n".join(last_line.compose(os.path.abspath(args.results), args.level, status, (),
+                                           args.verdict)))
+    return status
 
 
 def main(argv=None):

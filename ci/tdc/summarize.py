@@ -21,7 +21,7 @@ import collections
 import re
 import xml.etree.ElementTree as ET
 
-from tdc import cli, ctest, gtest, junit, names, ordering, results, safeio
+from tdc import cli, ctest, expectation, gtest, junit, names, ordering, results, safeio
 from tdc.errors import InputError
 
 PREREQUISITE = re.compile(r"^\s*prerequisite failed: .*\(checked by ([^)\s]+)\)", re.MULTILINE)
@@ -45,7 +45,7 @@ def last_meaningful_line(output):
     lines = junit.meaningful_lines(output)
     # ctest's own closing remarks say nothing about why.
     lines = [l for l in lines if not l.startswith(("CMake Error", "Call Stack"))]
-    return lines[-1][: junit.REASON_LIMIT] if lines else ""
+    return junit.capped(lines[-1]) if lines else ""
 
 
 def failure_reason(case, record, outcome):
@@ -71,7 +71,7 @@ def test_of(case, record, outcome=None):
         status = junit.FAILED  # the worse of two honest accounts
     message = ""
     if status == junit.FAILED:
-        message = failure_reason(case, record, outcome)[: junit.REASON_LIMIT]
+        message = junit.capped(failure_reason(case, record, outcome))
     elif status == junit.SKIPPED:
         message = (record.reason if record else "") or case.reason or last_meaningful_line(case.output)
         if record is not None and record.known_failure:
@@ -226,6 +226,17 @@ def skipped_lines(tests):
     return lines
 
 
+def dependents_line(dependents):
+    """The failures that failed because a root cause did, as one line: their
+    names are in summary.json (its failures_by_root_cause), and 84 lines of
+    them under a root cause pushed its message, and its fix, off the screen."""
+    if not dependents:
+        return []
+    if len(dependents) == 1:
+        return [f"          and 1 dependent: {dependents[0]}"]
+    return [f"          and {len(dependents)} dependents (summary.json)"]
+
+
 def console(summary):
     """The lines a person reads: devices, then what is not a device, then
     the matrices a check measured."""
@@ -236,8 +247,7 @@ def console(summary):
         lines += [""] + table({labels.get(k, k): v for k, v in summary["other"].items()}, "not a device")
     for group in summary["failures_by_root_cause"]:
         lines.append(f"FAILED  {group['root_cause']}: {group['message']}")
-        for dependent in group["dependents"]:
-            lines.append(f"          prerequisite of: {dependent}")
+        lines += dependents_line(group["dependents"])
     for test in summary["tests"]:
         if test["status"] == "known_failure":
             lines.append(f"KNOWN   {test['name']}: {test['message']}")
@@ -247,6 +257,9 @@ def console(summary):
             lines += [""] + matrix_lines(f"{test['name']}: {name}", matrix)
     if summary["wall_seconds"] is not None:
         lines.append(f"\nctest wall time: {summary['wall_seconds']:.1f} s")
+    caveat = expectation.of_context(summary.get("context"))
+    if caveat:
+        lines.append(caveat)
     return lines
 
 

@@ -4,7 +4,11 @@ node-problem-detector's convention: exit 0 healthy, 1 unhealthy, 2 unknown.
   ci/verdict.py --summary summary.json [--level N] [--why-unknown TEXT] [--out FILE] [--quiet]
 Prints one JSON object (and writes it to --out):
   {"verdict": "healthy" | "unhealthy" | "unknown", "message": one line,
-   "failing": [{"check", "device", "message", "dependents"}], "counted": {...}, ...}
+   "failing": [{"check", "device", "message", "dependents"}], "counted": {...},
+   "caveat": "No TDC_EXPECT: ..." or null, ...}
+Without TDC_EXPECT a healthy message ends with that caveat (tdc.expectation):
+it checked the devices it found, and says so. Messages are the checks' own,
+whole (their fix is often at the end: docs/backends.md's hints).
 The level's rule (tdc.levels): every selected entry counts, configuration
 errors and not-built entries included (a failed TdcConfiguration.* entry of
 the node's own suites, a bad setting, is unknown with its one line); the loopback twins' passes never
@@ -12,9 +16,10 @@ count for the node; a level whose every check on the node's own devices was
 skipped, or with fewer checks than its mustpass list, is not healthy. A run
 whose summary is missing or damaged is unknown, never healthy. Bad flags and
 an unwritable --out are exit 2 with one line (and no verdict)."""
+import os
 import socket
 
-from tdc import cli, levels, names, results, safeio
+from tdc import cli, expectation, levels, names, results, safeio
 from tdc.errors import InputError
 
 EXIT = {"healthy": 0, "unhealthy": 1, "unknown": 2}
@@ -30,13 +35,13 @@ def failing_of(summary):
         test = by_name.get(group["root_cause"], {})
         message = test.get("message") or group.get("message") or "failed without saying why"
         failing.append({"check": group["root_cause"], "device": test.get("device", "?"),
-                        "message": message[:200], "dependents": group.get("dependents", [])})
+                        "message": message, "dependents": group.get("dependents", [])})
     # A failed test that is no group's root cause nor dependent still fails.
     grouped = {f["check"] for f in failing} | {d for f in failing for d in f["dependents"]}
     for test in summary["tests"]:
         if test["status"] == "failed" and test["name"] not in grouped:
             failing.append({"check": test["name"], "device": test["device"],
-                            "message": (test["message"] or "failed without saying why")[:200],
+                            "message": test["message"] or "failed without saying why",
                             "dependents": []})
     return failing
 
@@ -51,7 +56,7 @@ def configuration_error(tests):
         if (test["status"] == "failed" and not test.get("twin", names.is_twin(test["name"]))
                 and names.bare(test["name"]).startswith(CONFIGURATION_PREFIX)):
             lines = (test.get("message") or "").strip().splitlines()
-            return (lines[0] if lines else f"{test['name']}: a configuration error")[:400]
+            return lines[0] if lines else f"{test['name']}: a configuration error"
     return ""
 
 
@@ -73,14 +78,16 @@ def decide(summary, level, why_unknown, mustpass=None):
         devices = sorted({f["device"] for f in failing})
         first = failing[0] if failing else {"check": "?", "message": "a test failed"}
         return "unhealthy", (f"{len(failing)} failing check(s) on {', '.join(devices)}: "
-                             f"{first['check']}: {first['message']}")[:400], failing, counted
+                             f"{first['check']}: {first['message']}"), failing, counted
     problem = count.problem()
     if problem:
         return problem[0], problem[1], [], counted
     own_devices = sorted({t["device"] for t in count.own_passed})
+    caveat = expectation.of_context(summary.get("context"))
     return "healthy", (f"{len(count.own_passed)} checks passed on this node's "
                        f"{len(own_devices)} device(s) ({', '.join(own_devices)}); "
-                       f"all {count.expected} level-{level} checks present"), [], counted
+                       f"all {count.expected} level-{level} checks present"
+                       + (f". {caveat}" if caveat else "")), [], counted
 
 
 def parser():
@@ -110,11 +117,15 @@ def verdict(argv):
     except InputError as error:
         outcome, message, failing, counted = decide({}, args.level, f"cannot count the level: {error}")
     context = summary.get("context") or {}
+    # A run that could not tell has no context: the caller's setting is the expectation.
+    caveat = (expectation.of_context(context) if context else
+              expectation.caveat(os.environ.get("TDC_EXPECT")))
     document = results.stamp({
         "verdict": outcome, "message": message, "level": args.level,
         "host": str(context.get("host") or socket.gethostname()),
         "run_id": summary.get("run_id"), "seconds": summary.get("wall_seconds"),
-        "failing": failing, "devices": summary.get("devices", {}), "counted": counted})
+        "failing": failing, "devices": summary.get("devices", {}), "counted": counted,
+        "caveat": caveat})
     if args.out:
         results.write(args.out, document, "verdict")
     if not args.quiet:

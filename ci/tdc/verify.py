@@ -37,7 +37,7 @@ import os
 import re
 import tempfile
 
-from tdc import cli, context as context_module, gtest, junit, levels, names, ordering, packaging, results, safeio, versioning
+from tdc import cli, context as context_module, expectation, gtest, junit, levels, names, ordering, packaging, results, safeio, versioning
 from tdc.errors import InputError
 from tdc.fleet import signing
 
@@ -463,9 +463,7 @@ def run(argv):
         print(f"REJECTED: {os.path.basename(args.package)}: {len(problems)} problem(s)")
         return 1
     expect = (context.get("expect") or "").strip()
-    coverage = (f"TDC_EXPECT={expect}" if expect else
-                "no TDC_EXPECT: proves only that the devices the run found passed, not that any "
-                "accelerator is present")
+    coverage = f"TDC_EXPECT={expect}" if expect else expectation.NO_EXPECT
     print(f"VERIFIED: {os.path.basename(args.package)}: level {level}, product {statement.get('product')}, "
           f"{len(summary['tests'])} results; devices covered: {', '.join(devices) or 'none'} ({coverage})")
     if not args.quiet:

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from tdc import pipeline
+from tdc import pipeline, source
 from tdc.errors import InputError
 
 
@@ -105,25 +105,48 @@ echo "Test project (stub)"
 echo "    Start 1: Placement.X/cpu"
 echo "1/1 Test #1: Placement.X/cpu ..................   Passed    0.01 sec"
 echo "100% tests passed, 0 tests failed out of 1"
+if [ -n "$STUB_FAIL" ]; then
+cat > "$junit" <<'XML'
+<testsuite name="stub" tests="1"><testcase name="Placement.X/cpu" classname="Placement.X/cpu" time="0.01" status="fail"><failure message="the copy differs at 7"/></testcase></testsuite>
+XML
+else
 cat > "$junit" <<'XML'
 <testsuite name="stub" tests="1"><testcase name="Placement.X/cpu" classname="Placement.X/cpu" time="0.01" status="run"/></testsuite>
 XML
+fi
 '''
+
+
+def stub_build(tmp_path, monkeypatch, fail=False, expect=None, dirty=False):
+    """A stand-in ctest on PATH, a build folder as far as the pipeline asks,
+    and the tree's git state as given (not this checkout's)."""
+    stub = tmp_path / "bin"
+    stub.mkdir()
+    (stub / "ctest").write_text(STUB_CTEST)
+    (stub / "ctest").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{stub}:{os.environ['PATH']}")
+    if fail:
+        monkeypatch.setenv("STUB_FAIL", "1")
+    else:
+        monkeypatch.delenv("STUB_FAIL", raising=False)
+    if expect:
+        monkeypatch.setenv("TDC_EXPECT", expect)
+    else:
+        monkeypatch.delenv("TDC_EXPECT", raising=False)
+    state = {"commit": "abc", "dirty": dirty, "dirty_files": ["?? notes.txt"] if dirty else []}
+    monkeypatch.setattr(source, "state", lambda root=None: dict(state))
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / "CTestTestfile.cmake").write_text("# a build, as far as the pipeline asks\n")
+    (build / "CMakeCache.txt").write_text("CMAKE_BUILD_TYPE:STRING=Release\n")
+    return build
 
 
 @pytest.mark.parametrize("quiet", [True, False])
 def test_quiet_prints_the_summary_and_nothing_of_ctest(tmp_path, monkeypatch, capsys, quiet):
     # Issue 23, finding 6: --quiet (ci/conformance --quiet, TDC_QUIET=1) prints
     # the summary lines only, none of ctest's progress; without it, both.
-    stub = tmp_path / "bin"
-    stub.mkdir()
-    (stub / "ctest").write_text(STUB_CTEST)
-    (stub / "ctest").chmod(0o755)
-    monkeypatch.setenv("PATH", f"{stub}:{os.environ['PATH']}")
-    build = tmp_path / "build"
-    build.mkdir()
-    (build / "CTestTestfile.cmake").write_text("# a build, as far as the pipeline asks\n")
-    (build / "CMakeCache.txt").write_text("CMAKE_BUILD_TYPE:STRING=Release\n")
+    build = stub_build(tmp_path, monkeypatch, expect="cpu")
     status = pipeline.main(["--build-dir", str(build), "--results", str(tmp_path / "r"), "--level", "1",
                             "--jobs", "1"] + (["--quiet"] if quiet else []))
     captured = capsys.readouterr()
@@ -132,7 +155,70 @@ def test_quiet_prints_the_summary_and_nothing_of_ctest(tmp_path, monkeypatch, ca
     summary = [line for line in printed if line.startswith(("device", "cpu", "ctest wall time"))]
     assert [line.split()[0] for line in summary] == ["device", "cpu", "ctest"], printed
     progress = [line for line in printed if "Test #1" in line or line.startswith(("Test project", "==>"))]
+    # The summary, then the run's verdict line, last.
+    last = captured.out.rstrip("\n").splitlines()[-1]
+    assert last.startswith("LEVEL 1 PASSED: 1 check passed on cpu (exit 0); "), printed
     if quiet:
-        assert printed == summary, printed
+        assert printed == summary + [last], printed
     else:
         assert len(progress) == 3, printed
+
+
+def run_stub(tmp_path, monkeypatch, capsys, **how):
+    build = stub_build(tmp_path, monkeypatch, **how)
+    results = tmp_path / "r"
+    status = pipeline.main(["--build-dir", str(build), "--results", str(results), "--level", "1",
+                            "--jobs", "1", "--quiet"])
+    captured = capsys.readouterr()
+    return status, [l for l in captured.out.splitlines() if l.strip()], captured.err, str(results)
+
+
+def test_the_last_line_is_the_verdict_and_invites_a_package(tmp_path, monkeypatch, capsys):
+    status, out, err, results = run_stub(tmp_path, monkeypatch, capsys, expect="cpu")
+    assert status == 0 and out[-1] == (
+        f"LEVEL 1 PASSED: 1 check passed on cpu (exit 0); report: none (ci/report {results} makes one); "
+        f"package: ci/package {results} --product=... --submitter=..."), out
+    assert "warning" not in err and not [l for l in out if "TDC_EXPECT" in l]  # set: no caveat
+
+
+def test_a_failed_run_ends_failed_and_is_not_invited_to_package(tmp_path, monkeypatch, capsys):
+    # The negative of the one above: the same run with its check failing.
+    status, out, _, _ = run_stub(tmp_path, monkeypatch, capsys, expect="cpu", fail=True)
+    assert status == 1 and out[-1].startswith("LEVEL 1 FAILED: 1 check failed on cpu (exit 1); "), out
+    assert out[-1].endswith("no package: ci/verify would refuse it (1 failed check)"), out
+    assert "ci/package" not in out[-1]
+
+
+def test_a_dirty_tree_is_warned_at_the_start_and_refused_at_the_end(tmp_path, monkeypatch, capsys):
+    status, out, err, _ = run_stub(tmp_path, monkeypatch, capsys, expect="cpu", dirty=True)
+    warning = [l for l in err.splitlines() if "uncommitted changes" in l]
+    assert status == 0 and len(warning) == 1 and "?? notes.txt" in warning[0], err
+    assert out[-1].endswith("no package: ci/verify would refuse it (dirty tree (?? notes.txt))"), out
+
+
+def test_without_an_expectation_the_console_says_what_it_does_not_prove(tmp_path, monkeypatch, capsys):
+    status, out, _, results = run_stub(tmp_path, monkeypatch, capsys)
+    caveat = "No TDC_EXPECT: this proves nothing about which accelerators should be present"
+    assert status == 0 and out.count(caveat) == 2, out   # the summary's, and the line before the last
+    assert out[-2] == caveat and out[-1].startswith("LEVEL 1 PASSED"), out
+
+
+def test_emptying_an_earlier_run_says_what_it_removes(tmp_path, capsys):
+    # Issue 35: a level-1 run after a level-2 one removed its report.html and bench/ silently.
+    from conftest import context_doc
+    from tdc import results as results_module
+    folder = tmp_path / "r"
+    pipeline.fresh_results(str(folder))
+    assert capsys.readouterr().err == ""                    # a new folder: nothing replaced
+    results_module.write(str(folder / "context.json"), context_doc(level=2), "context")
+    (folder / "report.html").write_text("<html>")
+    (folder / "bench").mkdir()
+    pipeline.fresh_results(str(folder))
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "replaces the earlier one" in err[0], err
+    assert "run 20260101T000000Z-0123abcd, level 2" in err[0] and "bench/, context.json, report.html" in err[0]
+    pipeline.fresh_results(str(folder))                      # emptied: nothing to say
+    assert capsys.readouterr().err == ""
+    (folder / "junit.xml").write_text("<x/>")
+    pipeline.fresh_results(str(folder), announce=False)      # ci/health: its verdict only
+    assert capsys.readouterr().err == ""

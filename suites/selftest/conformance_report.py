@@ -13,7 +13,13 @@ without report.html (the report step skipped) and with a test's row cut out
 of the page. The log must keep the line written to it before the run, the
 seed's four lines and the per-device table, hold no NUL byte (issue 29: the
 benchmark step's `>/dev/stdout` truncated the file, leaving NUL bytes and
-only its own lines), and end with the run's last line.
+only its own lines), and end with the run's verdict (issue 35): "LEVEL 1
+FAILED: ... (exit 1); report: .../report.html; no package: ci/verify would
+refuse it (...)", after the results line and, the run having no TDC_EXPECT,
+the caveat's line; nowhere may the log invite the failed run to package
+itself. The check of the last line fails on the log without it. The
+verdict JSON (--verdict) and the report's header carry the caveat too; with
+TDC_EXPECT set (the failing-seed run) none of them does.
 
 The benchmark programs only list their benchmarks (Google Benchmark's
 BENCHMARK_LIST_TESTS=true): the step runs and prints as it always does, in
@@ -41,6 +47,7 @@ STALE_WAIVER = os.path.join(HERE, "waivers", "waives_a_passing_test.txt")
 STALE_ROW = 'data-name="Forward.SeedModelMatchesFloat64Reference/cpu_float32" data-status="failed"'
 # What a job script wrote to its log before ci/conformance ran.
 EARLIER = "job: before ci/conformance (this line must stay)\n"
+CAVEAT = "No TDC_EXPECT: this proves nothing about which accelerators should be present"
 
 
 def log_problems(text, results):
@@ -63,9 +70,26 @@ def log_problems(text, results):
     if "\n==> benchmarks (quick)\n" not in text:
         problems.append("the log does not say the benchmarks ran")
     lines = [line for line in text.splitlines() if line.strip()]
-    if not lines or not re.match(r"results in .*\(.*report\.html.*\)", lines[-1]):
-        problems.append(f"the log's last line does not list report.html among the results: "
-                        f"{lines[-1][:200] if lines else 'empty'!r}")
+    if not any(re.match(r"results in .*\(.*report\.html.*\)", line) for line in lines[-3:]):
+        problems.append("the log's results line does not list report.html among the results")
+    problems += last_line_problems(lines, results)
+    return problems
+
+
+def last_line_problems(lines, results):
+    """The run's last line is its verdict, a failed one, pointing at its report, with no invitation."""
+    last = lines[-1] if lines else ""
+    verdict = re.match(r"LEVEL 1 FAILED: (\d+) checks? failed on (.+?)(; .* failed)? \(exit 1\); "
+                       r"report: (\S+); no package: ci/verify would refuse it \((.+)\)$", last)
+    problems = []
+    if not verdict:
+        problems.append(f"the log's last line is not the run's failed verdict: {last[:300]!r}")
+    elif verdict.group(4) != os.path.join(results, "report.html") or "failed check" not in verdict.group(5):
+        problems.append(f"the last line names another report, or not why the package would be refused: {last!r}")
+    if len(lines) < 2 or lines[-2] != CAVEAT:
+        problems.append(f"the line before the last is not the missing expectation's caveat: {lines[-2:-1]}")
+    if any("package: ci/package" in line or "package with ci/package" in line for line in lines):
+        problems.append("the log invites a failed run to package itself")
     return problems
 
 
@@ -86,10 +110,11 @@ def main():
             log.write(EARLIER)
             log.flush()
             run = subprocess.run([os.path.join(ROOT, "ci", "conformance"), "--level=1", "--bench=quick",
-                                  f"--build-dir={build_dir}"], env=env, stdout=log,
+                                  f"--build-dir={build_dir}", f"--verdict={tmp}/verdict.json"], env=env, stdout=log,
                                  stderr=subprocess.STDOUT, timeout=1200)
         with open(log_path, encoding="utf-8", errors="replace") as f:
             text = f.read()
+        verdict = json.load(open(f"{tmp}/verdict.json")) if os.path.isfile(f"{tmp}/verdict.json") else {}
     tail = text.replace("\0", "")[-3000:]
     problems = []
     if run.returncode != 1:
@@ -103,20 +128,42 @@ def main():
         if os.path.isfile(os.path.join(results, "report.html")) else ""
     if STALE_ROW not in page:
         problems.append("the page has no failed Forward.SeedModelMatchesFloat64Reference/cpu_float32 row")
+    # No TDC_EXPECT: the verdict JSON and the report's header say what the run does not prove.
+    if verdict.get("caveat") != CAVEAT:
+        problems.append(f"the verdict JSON's caveat is {verdict.get('caveat')!r}, expected {CAVEAT!r}")
+    if f'id="caveat"><b>{CAVEAT}</b>' not in page:
+        problems.append("the report's header does not say that the run had no TDC_EXPECT")
 
     # A seed that fails (an expected device this host lacks) is a result of
     # the run, not its end: the level still runs and leaves its report.
     failing = dict(env, TDC_EXPECT="mps:1", TDC_KNOWN_FAILURES="")
     failing.pop("TDC_BENCH", None)
-    seed_run = subprocess.run([os.path.join(ROOT, "ci", "conformance"), "--level=1", "--bench=off",
-                               f"--build-dir={build_dir}"], env=failing, capture_output=True, text=True,
-                              errors="replace", timeout=1200)
-    expectation_row = "DeviceExpectation.IsPresent/mps_at_least_1"
+    with tempfile.TemporaryDirectory() as tmp:
+        seed_run = subprocess.run([os.path.join(ROOT, "ci", "conformance"), "--level=1", "--bench=off",
+                                   f"--build-dir={build_dir}", f"--verdict={tmp}/verdict.json"], env=failing,
+                                  capture_output=True, text=True, errors="replace", timeout=1200)
+        seed_verdict = json.load(open(f"{tmp}/verdict.json")) if os.path.isfile(f"{tmp}/verdict.json") else {}
+    # The negative of the caveat: with TDC_EXPECT set, none of them says it.
     seed_page = os.path.join(results, "report.html")
+    seed_text = open(seed_page, encoding="utf-8").read() if os.path.isfile(seed_page) else ""
+    if "caveat" not in seed_verdict or seed_verdict["caveat"] is not None or CAVEAT in seed_text \
+            or CAVEAT in seed_run.stdout + seed_run.stderr:
+        problems.append(f"with TDC_EXPECT=mps:1 the caveat is still said (verdict {seed_verdict.get('caveat')!r})")
+    expectation_row = "DeviceExpectation.IsPresent/mps_at_least_1"
     if seed_run.returncode != 1:
         problems.append(f"with a failing seed (TDC_EXPECT=mps:1) ci/conformance exited {seed_run.returncode}, expected 1")
     elif not os.path.isfile(seed_page) or expectation_row not in open(seed_page, encoding="utf-8").read():
         problems.append(f"with a failing seed the level left no report.html naming {expectation_row}")
+
+    # The negative of the last line's check: the log without its last line.
+    cut = [line for line in text.splitlines() if line.strip()][:-1]
+    if not last_line_problems(cut, results):
+        problems.append("the last line's check passed a log that does not end with the verdict")
+    seed_last = [line for line in seed_run.stdout.splitlines() if line.strip()][-1:]
+    if not (seed_last and seed_last[0].startswith("LEVEL 1 FAILED: ") and "mps_at_least_1" in seed_last[0]
+            and "the seed (device_select" in seed_last[0]):
+        problems.append(f"with a failing seed the last line is not a failed verdict naming the "
+                        f"expectation and the seed: {seed_last}")
 
     # Negatives: the check must fail without the step, and on a page that lost a row.
     with tempfile.TemporaryDirectory() as tmp:

@@ -58,6 +58,15 @@ if(TARGET tdc_loopback)
     COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/package_tampering.py"
       --build-dir=${CMAKE_BINARY_DIR})
   list(APPEND nested_runs package_verify_rejects_each_tampering)
+  # The README's package-then-verify sequence twice in one tree, both verify;
+  # no overwriting; two builds into one folder are two packages (issue 35).
+  # ci/package and ci/verify, which no LibTorch build changes: a tool self-test.
+  if(TDC_TOOL_SELFTESTS)
+    tdc_add_selftest(NAME package_then_verify_twice_in_one_tree
+      COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/package_twice.py"
+        --build-dir=${CMAKE_BINARY_DIR})
+    list(APPEND nested_runs package_then_verify_twice_in_one_tree)
+  endif()
 endif()
 
 list(TRANSFORM nested_runs PREPEND "selftest.")

@@ -5,7 +5,11 @@ results say: that RESULT failed with a failure message matching REGEX.
 The message is read from the results (tdc.gtest), not from the console,
 because the results are what a CI system and a person read.
 
-  failure_message.py --result RESULT --message REGEX [--env K=V]... -- COMMAND...
+  failure_message.py --result RESULT --message REGEX [--env K=V]... [--reason-past N] -- COMMAND...
+--reason-past N: REGEX must match the one-line reason the summary, the
+JUnit and the console carry (tdc.junit.reason_of), which must be longer
+than N characters and not match when cut at N (a cut at N, as there once
+was at 300, would lose what REGEX finds: the fix, issue 35).
 Exit status: 0 as expected, 1 not."""
 import argparse
 import os
@@ -22,6 +26,7 @@ def main():
     parser.add_argument("--result", required=True, help="the result's name (Suite.Check/instance)")
     parser.add_argument("--message", required=True, help="a regex its failure message must match")
     parser.add_argument("--env", action="append", default=[], help="KEY=VALUE for the command")
+    parser.add_argument("--reason-past", type=int, help="match the reason, whole, past this many characters")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -36,8 +41,13 @@ def main():
         problems.append(f"no result named {args.result!r} (results: {sorted(records)})")
     elif record.status != junit.FAILED:
         problems.append(f"{args.result} {record.status}, expected failed")
-    elif not re.search(args.message, record.text):
+    elif args.reason_past is None and not re.search(args.message, record.text):
         problems.append(f"its failure message does not match {args.message!r}: {record.text!r}")
+    elif args.reason_past is not None and not (re.search(args.message, record.reason) and
+                                               len(record.reason) > args.reason_past and
+                                               not re.search(args.message, record.reason[:args.reason_past])):
+        problems.append(f"its reason ({len(record.reason)} characters) does not match {args.message!r} "
+                        f"past {args.reason_past} characters: {record.reason!r}")
     if problems:
         print("command:", " ".join(command), f"(exit {run.returncode})")
         print("stdout:\n" + run.stdout[-4000:])

@@ -74,6 +74,18 @@ if(TARGET tdc_loopback)
         -- $<TARGET_FILE:tdc_batch> --entry=selftest-${name} --tests=${tests}
           --xml-dir=${CMAKE_CURRENT_BINARY_DIR}/failure_messages -- $<TARGET_FILE:${suite}>)
   endforeach()
+  # The hint for a missing shallow-copy registration reaches the summary, the
+  # JUnit and the console whole, its fix last (issue 35: cut at 300
+  # characters, it ended before the fix).
+  set(hint_result "Placement.ModuleToMovesParametersAndBuffers/${named_0}")
+  set(tests "${CMAKE_CURRENT_BINARY_DIR}/failure_messages/shallow_copy_hint_keeps_its_fix.txt")
+  file(WRITE "${tests}" "${hint_result}\n")
+  tdc_add_selftest(NAME failure_message.shallow_copy_hint_keeps_its_fix
+    COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/failure_message.py" --reason-past 300
+      --result "${hint_result}" --message "TORCH_LIBRARY_IMPL.aten, AutogradPrivateUse1, m. .docs/backends.md, .Shallow copies..$"
+      ${loopback_env} --env TDC_LOOPBACK_FAULT=no-shallow-copy --env TDC_TEST_TIMEOUT=120
+      -- $<TARGET_FILE:tdc_batch> --entry=selftest-shallow_copy_hint_keeps_its_fix --tests=${tests}
+        --xml-dir=${CMAKE_CURRENT_BINARY_DIR}/failure_messages -- $<TARGET_FILE:tdc_placement>)
 
   # A batch that crashes or hangs partway loses no verdict (issue "Level 2 in
   # seconds"): segfault-16mib kills the placement batch in its fourth check;

@@ -24,7 +24,7 @@ from tdc.fleet.upstream import InputError
 SCHEMA_VERSION = upstream.results.SCHEMA_VERSION   # one version for every TDC document
 SCHEMA = upstream.results.schema_path("matrix")
 STATUSES = ("failed", "known_failure", "passed", "skipped")     # worst first
-MESSAGE_LIMIT = 300
+MESSAGE_LIMIT = 300   # a cell's skip, waiver or dependent's message; a root cause's is whole
 
 
 def check_of(test):
@@ -55,7 +55,10 @@ def cells_of(tests):
             # A dependent only while every failure names a prerequisite.
             said["roots"] = said.get("roots", 0) + (0 if prerequisite else 1)
             said.setdefault("prerequisite", str(prerequisite) if prerequisite else None)
-            said.setdefault("failed", str(test.get("message") or "")[:MESSAGE_LIMIT]
+            # A root cause's message whole (its fix is often last: issue 35);
+            # a dependent's says only which prerequisite failed.
+            message = str(test.get("message") or "")
+            said.setdefault("failed", (message if not prerequisite else message[:MESSAGE_LIMIT])
                             or f"{test['name']} failed (no message recorded)")
         elif status != "passed":
             said.setdefault(status, str(test.get("message") or "")[:MESSAGE_LIMIT])

@@ -3,7 +3,7 @@ task, written by the fleet job after the array ends.
 
   [{"host": "n7", "build": "2.13.0", "job_id": "4242", "array_task_id": 7,
     "state": "COMPLETED", "exit_code": 0,
-    "package": "/shared/night/tdc-n7-level2-20261201.tar.gz", "reason": ""}, ...]
+    "package": "/shared/night/tdc-n7-torch2.13.0_cpu-level2-20261201T020000Z.tar.gz", "reason": ""}, ...]
 
 state is Slurm's job state (scontrol's JobState; UNKNOWN when Slurm no
 longer holds the record: tdc.fleet.slurm_tasks writes the file). package is null when

@@ -14,6 +14,7 @@ import os
 import re
 import sys
 
+from tdc import expectation
 from tdc.fleet import matrix, upstream
 from tdc.fleet.upstream import InputError
 from tdc.report import charts, render
@@ -209,7 +210,7 @@ def view(results_dir):
         f"commit {str(git.get('commit') or '')[:12]}{' (dirty)' if git.get('dirty') else ''}" if git else None,
         f"{summary.get('wall_seconds')} s" if summary.get("wall_seconds") is not None else None) if part)
     return {"kind": "run", "title": f"TDC run on {context.get('host') or 'unknown host'}",
-            "subtitle": subtitle, "statuses": STATUSES, "totals": totals, "tests": tests,
+            "subtitle": subtitle, "caveat": expectation.of_context(context), "statuses": STATUSES, "totals": totals, "tests": tests,
             "problems": problems, "root_causes": root_causes(summary, tests), "devices": devices,
             "checks": checks, "grid": grid, "cells": details, "waivers": waivers_of(tests),
             "ordering": ordering_of(summary), "ordering_observed": upstream.ordering.OBSERVED,
