@@ -105,6 +105,10 @@ def test_without_debian_modules_the_tools_name_the_package(tmp_path):
     (["--tasks", "/nonexistent.json"], "cannot read"),
     (["--allowed-signers", "/dev/null", "--tasks", "/x.json"], "lists no signer"),
     (["--night", "yesterday", "--tasks", "/x.json"], "expected YYYY-MM-DD"),
+    (["--night", "2026-13-45", "--tasks", "TASKS"], "expected YYYY-MM-DD, a real date"),   # issue 34, finding 7
+    (["--night", "0000-00-00", "--tasks", "TASKS"], "expected YYYY-MM-DD, a real date"),
+    (["--allowed-signers", "", "--tasks", "TASKS"], "--allowed-signers is empty"),        # issue 35, "Nights"
+    (["--max-age", "0", "--tasks", "TASKS"], "out of range"),
     (["--jobs", "0", "--tasks", "/x.json"], "out of range"),
     (["--history", "/nonexistent", "--tasks", "TASKS"], "--history /nonexistent: not a folder"),
     (["--tasks", "EMPTY"], "the tasks file lists no task"),

@@ -120,6 +120,7 @@ def row(host, build, task=None, package=None):
         "exit_code": task.exit_code if task else None,
         "reason": task.reason if task else "",
         "package": package.path if package else (task.package if task else None),
+        "run_id": (package.run_id or None) if package else None,
         "verified": False, "trust": "no package", "problems": [], "qualification": [],
         "signature": "", "devices": {}, "counts": dict.fromkeys(STATUSES, 0), "cells": {},
         "benchmarks": {},
