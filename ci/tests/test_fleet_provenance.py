@@ -366,3 +366,28 @@ def test_the_window_rule_is_stated_and_run_times_parse():
     assert window.run_time("20261399T000000Z-0123abcd") is None and window.run_time("") is None
     rule = window.Window(3).rule()
     assert "3 day(s)" in rule
+
+
+def test_the_page_is_written_whole_or_not_at_all(tmp_path):
+    """A character no UTF-8 holds is written escaped, and a failed write leaves no fleet.html.tmp."""
+    from tdc.report import render
+    path = render.write(str(tmp_path / "fleet.html"), "<p>caf\udce9</p>")
+    assert open(path, encoding="utf-8").read() == "<p>caf\\udce9</p>"
+    with pytest.raises(TypeError):
+        render.write(str(tmp_path / "other.html"), None)
+    assert sorted(os.listdir(tmp_path)) == ["fleet.html"]
+
+
+def test_the_new_fields_match_the_schema(lab, tmp_path):
+    jsonschema = pytest.importorskip("jsonschema", reason="Debian's python3-jsonschema")
+    history = tmp_path / "history"
+    os.makedirs(history)
+    (history / "broken.json").write_text("{")
+    _, _, document = merged(tmp_path, lab.package("n1", run=run_id(days_ago=0.2)), lab.package("n1"),
+                            lab.package("n2", run=run_id(days_ago=9)), "--history", str(history))
+    with open(os.path.join(ROOT, "ci", "tdc", "schemas", "matrix.schema.json")) as f:
+        validator = jsonschema.Draft202012Validator(json.load(f))
+    assert [e.message for e in validator.iter_errors(document)] == []
+    assert document["contested"] and document["history"]["skipped"] and document["window"]
+    document["rows"][0]["run_id"] = 7
+    assert not validator.is_valid(document)
