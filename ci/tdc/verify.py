@@ -53,7 +53,7 @@ from tdc.terminal import printable
 NOT_CHECKED = "provenance: not checked (no --allowed-signers): integrity only"
 # How the problems that deny a package its signer begin (tdc.fleet.signing's verdicts, check_host_names).
 SIGNATURE_PROBLEMS = ("unsigned:", "bad signature:", "signer does not match host:", "unknown signer:",
-                      "the package names no host", "not a host name:")
+                      "signer's key refused", "the package names no host", "not a host name:")
 
 # A skip that says the check needs more devices than the run has
 # (fixtures/src/fixtures.cpp, suites/mismatch_guard): not a device's fault.

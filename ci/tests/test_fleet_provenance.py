@@ -391,3 +391,16 @@ def test_the_new_fields_match_the_schema(lab, tmp_path):
     assert document["contested"] and document["history"]["skipped"] and document["window"]
     document["rows"][0]["run_id"] = 7
     assert not validator.is_valid(document)
+
+
+@pytest.mark.parametrize("name", ["matrix.json.tmp", "junit.xml.body", "junit.xml.tmp"])
+def test_a_full_disk_names_the_file_and_leaves_no_temporary_file(lab, tmp_path, capsys, name):
+    """Issue 34, finding 12: "No space left on device", and which file."""
+    out = tmp_path / "out"
+    os.makedirs(out)
+    os.symlink("/dev/full", out / name)   # every write there fails as on a full disk
+    code = merge.main([lab.package("n1"), "--out", str(out), "--no-html", "--jobs", "1"])
+    err = capsys.readouterr().err
+    assert code == 2 and f"cannot write {out / name}: No space left on device" in err, err
+    assert len(err.strip().splitlines()) == 1
+    assert [n for n in os.listdir(out) if n != "matrix.json"] == []   # a matrix written whole may stay

@@ -287,8 +287,13 @@ def merge(args):
         "history": report,
         "merge_seconds": round(time.monotonic() - started, 2),
     }
-    writer.close(tail)
-    junit.close()
+    try:
+        writer.close(tail)
+        junit.close()
+    except BaseException:  # a full disk: one line naming the file (the writers), no temporary file left
+        writer.abandon()
+        junit.abandon()
+        raise
     document = {"schema_version": matrix.SCHEMA_VERSION, "kind": matrix.KIND, **header, **tail}
     html = render.write(args.out, document, digests, collector) if render else None
     print_summary(document, args.out, html, args.history)

@@ -126,6 +126,11 @@ def verify(manifest_data, signature_data, allowed_signers, host, claim="that the
         if run.returncode == 0:
             key = _key_of(run.stdout.decode(errors="replace"))
             return Verdict(True, f"signed for {host}{key}", host)
+        # The file lists the key, but its options refuse it here (namespaces=,
+        # valid-after=, valid-before=): ssh-keygen says which on the way.
+        restricted = _restriction(run.stderr.decode(errors="replace"))
+        if restricted:
+            return Verdict(False, f"signer's key refused by its allowed_signers options: {restricted}")
         # Why not: a damaged or foreign signature, or a good one by a key
         # that is not allowed for this host (whose, if the file knows it).
         good = _run(["-Y", "check-novalidate", "-n", NAMESPACE, "-s", sig.name], manifest_data)
@@ -140,6 +145,14 @@ def verify(manifest_data, signature_data, allowed_signers, host, claim="that the
                                   f"{','.join(principals)}{key}, not for {host} {claim}",
                            ",".join(principals))
         return Verdict(False, f"unknown signer: the signing key{key} is not in {allowed_signers}")
+
+
+_RESTRICTIONS = ("not permitted for use in signature namespace", "key has expired", "key is not yet valid")
+
+
+def _restriction(text):
+    """ssh-keygen's line saying an allowed_signers option refused the key, or ""."""
+    return next((line.strip() for line in text.splitlines() if any(r in line for r in _RESTRICTIONS)), "")
 
 
 def _key_of(text):

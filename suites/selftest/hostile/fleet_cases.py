@@ -2,7 +2,8 @@
 findings 1-7; issue 35, "Nights"): ci/merge and ci/verify against packages
 signed by the wrong node, replayed, dated a month ago or in 2099, named
 first to block the genuine one, with a NUL, an escape sequence or a newline
-in a host name or a failure message, and nights that are no dates. Each
+in a host name or a failure message, and nights that are no dates; and
+ci/package packing GoogleTest XML that verify would refuse (finding 12). Each
 case's make() writes real packages into {t}: the synthetic package
 (../hostile_inputs.py) carried to this tree's suite version and rewritten
 (tdc.fleet.rewrite), signed with keys made on the spot (ssh-keygen). The
@@ -12,7 +13,7 @@ import json
 import os
 import subprocess
 
-from hostile.cases import Case
+from hostile.cases import Case, in_results
 
 from tdc import context as context_module
 from tdc.fleet import matrix, rewrite
@@ -144,6 +145,13 @@ def damaged_history(tmp, package=None):
     variant(tmp, package, "p")
 
 
+def control_character_in_gtest(results):
+    path = os.path.join(results, "gtest", "Placement.ModuleToMovesParametersAndBuffers", "cpu.xml")
+    with open(path, "w") as handle:
+        handle.write('<testsuites><testsuite name="Placement"><testcase name="ModuleToMovesParametersAndBuffers/cpu" '
+                     'classname="Placement" status="run"><failure message="a\x01b"/></testcase></testsuite></testsuites>')
+
+
 MERGE = ["--out={t}/out", "--no-html", "--jobs=1"]
 SIGNERS = "--allowed-signers={t}/allowed_signers"
 
@@ -185,6 +193,11 @@ CASES = [
     Case("merge", "--allowed-signers '' (an unset variable)", ["{package}", "--allowed-signers=", *MERGE], 2,
          "--allowed-signers is empty", needs=("package",)),
     Case("merge", "--max-age 0", ["{package}", "--max-age=0", *MERGE], 2, "out of range", needs=("package",)),
+
+    # --- package: what verify would refuse is not packed (finding 12) ---
+    Case("package", "GoogleTest XML with a control character", ["{t}/r", "--product=p", "--submitter=s",
+                                                                "--out={t}/out"], 2,
+         r"cpu\.xml is not well-formed XML", make=in_results(control_character_in_gtest)),
 
     # --- verify: provenance said, text escaped, names refused (findings 4-6) ---
     Case("verify", "no --allowed-signers says provenance was not checked", ["{package}"], 1,
