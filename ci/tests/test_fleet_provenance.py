@@ -184,14 +184,19 @@ def test_the_newest_verified_run_wins_and_the_other_is_listed(lab, tmp_path):
                         fail=("Placement.ModuleToMovesParametersAndBuffers", "cpu", "broken"))
     for order in ((older, newer), (newer, older)):   # whichever is named first
         code, printed, document = merged(tmp_path, *order, "--allowed-signers", lab.signers)
-        rows = {r["package"]: r for r in rows_of(document, "n2")}
-        assert rows[newer]["trust"] == "verified" and rows[newer]["counts"]["failed"] == 1
-        assert rows[older]["trust"] == "unverified"
-        assert rows[older]["problems"][0].startswith("another package for host 'n2' build '2.13.0' is a newer "
-                                                     "verified run")
+        (row,) = rows_of(document, "n2")     # a retried node's two packages: one row, the newest run's
+        assert row["package"] == newer and row["trust"] == "verified" and row["counts"]["failed"] == 1
         (contested,) = document["contested"]
         assert contested["kept"] == newer and [s["package"] for s in contested["set_aside"]] == [older]
+        assert contested["set_aside"][0]["why"].startswith("older verified run ")
         assert f"merge: 2 packages for n2 (2.13.0): kept the newest verified run" in printed
+    # A Slurm task's row stays a row (every task is one), unverified, naming the newer run.
+    _, _, document = merged(tmp_path, newer, "--allowed-signers", lab.signers, tasks=[task("n2", older)])
+    rows = {r["package"]: r for r in rows_of(document, "n2")}
+    assert rows[newer]["trust"] == "verified" and rows[older]["trust"] == "unverified"
+    assert rows[older]["state"] == "COMPLETED"
+    assert rows[older]["problems"][0].startswith("another package for host 'n2' build '2.13.0' is a newer "
+                                                 "verified run")
 
 
 def test_matrix_keeps_run_ids_and_history_flags_a_replayed_run(lab, tmp_path):

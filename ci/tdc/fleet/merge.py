@@ -19,8 +19,10 @@ Which package fills a row (docs/fleet.md, "Which package fills a row"):
     2) before the merge and not after it (tdc.fleet.window); any other is
     set aside, "outside the night's window";
   - with --history, not a run already merged on an earlier night ("replayed");
-  - of two or more for one host and build, the newest verified run; the
-    others are rows "unverified" that name it, and the merge prints them.
+  - of two or more for one host and build, the newest verified run; an
+    older verified run is listed (matrix.json's `contested`, and a line the
+    merge prints) and is no row, unless it is a Slurm task's (then its row
+    reads unverified, naming the newer run); unverified ones stay their rows.
 
 Writes to DIR: matrix.json (schema ci/tdc/schemas/matrix.schema.json,
 docs/fleet.md), junit.xml (one suite per row, "tdc/<host>/<build>") and
@@ -152,24 +154,27 @@ class FailingCells:
 class Candidates:
     """Which row of each host and build holds its results: the newest
     verified run. Rows are spilled to an unnamed temporary file as they come
-    (a 1,000-host merge never holds them all), judged, then read back in
-    their order."""
+    (a 1,000-host merge never holds them all; on disk, not /dev/shm: it can
+    be large), judged, then read back in their order. An older verified run
+    is listed (matrix.json's `contested`, the merge's output) and left out
+    of the rows, so a retried node's two packages leave one row; one that is
+    a Slurm task's stays a row, unverified (every task is a row)."""
 
     def __init__(self):
-        self.spill = tempfile.TemporaryFile(prefix="tdc-merge-rows-", dir=packages.scratch())
-        self.by_key = defaultdict(list)     # (host, build) -> [(order, verified, run_id, package, why)]
+        self.spill = tempfile.TemporaryFile(prefix="tdc-merge-rows-")
+        self.by_key = defaultdict(list)     # (host, build) -> [(order, verified, run_id, package, why, task)]
         self.count = 0
 
     def add(self, row):
         pickle.dump(row, self.spill, protocol=pickle.HIGHEST_PROTOCOL)
         self.by_key[(row["host"], row["build"])].append(
             (self.count, row["trust"] == "verified", row.get("run_id") or "", row["package"],
-             (row["problems"] or [row.get("reason") or row["trust"]])[0][:200]))
+             (row["problems"] or [row.get("reason") or row["trust"]])[0][:200], row["state"] is not None))
         self.count += 1
 
     def judge(self):
-        """{order: why it is set aside} and [(key, winner, [(package, why)])] for the contested keys."""
-        aside, contested = {}, []
+        """({order: why it is set aside}, {orders left out}, [(key, winner, [(package, why)])])."""
+        aside, left_out, contested = {}, set(), []
         for key, entries in self.by_key.items():
             if len(entries) < 2:
                 continue
@@ -181,16 +186,21 @@ class Candidates:
                 if winner and entry is not winner and entry[1]:
                     aside[entry[0]] = (f"another package for host {key[0]!r} build {key[1]!r} is a newer "
                                        f"verified run ({winner[2]}): {winner[3]}; this one is run {entry[2]}")
-                    others.append((entry[3], f"older run {entry[2]}"))
+                    if not entry[5]:
+                        left_out.add(entry[0])
+                    others.append((entry[3], f"older verified run {entry[2]}"
+                                             + (", its task's row unverified" if entry[5] else ", not a row")))
                 elif entry is not winner:
                     others.append((entry[3], f"{'unverified' if entry[3] else 'no package'}: {entry[4]}"))
             contested.append((key, winner, others))
-        return aside, contested
+        return aside, left_out, contested
 
-    def rows(self, aside):
+    def rows(self, aside, left_out):
         self.spill.seek(0)
         for order in range(self.count):
             row = pickle.load(self.spill)
+            if order in left_out:
+                continue
             if order in aside:
                 set_aside(row, aside[order])
             yield row
@@ -241,14 +251,14 @@ def merge(args):
     finally:
         if pool:
             pool.terminate()
-    aside, contested = candidates.judge()
+    aside, left_out, contested = candidates.judge()
     writer = matrix.Writer(os.path.join(args.out, "matrix.json"), header)
     junit = junit_out.Writer(os.path.join(args.out, "junit.xml"), f"tdc fleet {args.night}")
     digests, collector, failing = [], outliers.Collector(), FailingCells()
     totals = {"rows": 0, "verified": 0, "unverified": 0, "no_package": 0, "tasks": 0,
               **dict.fromkeys(matrix.STATUSES, 0)}
     try:
-        for row in candidates.rows(aside):
+        for row in candidates.rows(aside, left_out):
             if comparison:
                 comparison.add(row)
             writer.add(row)
