@@ -321,8 +321,8 @@ def history_lines(document, directory):
         return ["merge: no earlier night compared (no --history): nothing is called newly failing or fixed"]
     lines = [f"merge: history: skipped {printable(s['path'])}: {s['why']}" for s in found["skipped"]]
     if found["older_nights"]:
-        lines.append(f"merge: history: {found['older_nights']} older night(s) outside the window of "
-                     f"{len(found['nights'])} not read")
+        keep = max(found["flaky_window"], found["stale_after"] + 1)
+        lines.append(f"merge: history: {found['older_nights']} older night(s) not read (the last {keep} are)")
     if found["compared_with"] is None:
         lines.append(f"merge: no earlier night compared: --history {printable(directory)} holds no readable "
                      f"matrix of a night before {document['night']}; nothing is called newly failing or fixed")
