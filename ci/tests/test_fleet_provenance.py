@@ -409,3 +409,18 @@ def test_a_full_disk_names_the_file_and_leaves_no_temporary_file(lab, tmp_path, 
     assert code == 2 and f"cannot write {out / name}: No space left on device" in err, err
     assert len(err.strip().splitlines()) == 1
     assert [n for n in os.listdir(out) if n != "matrix.json"] == []   # a matrix written whole may stay
+
+
+def test_merge_says_how_many_older_nights_it_did_not_read(lab, tmp_path):
+    history = tmp_path / "history"
+    for day in range(1, 5):
+        night = f"2026-11-0{day}"
+        os.makedirs(history / night)
+        writer = matrix.Writer(str(history / night / "matrix.json"),
+                               {"night": night, "generated_at": f"{night}T06:00:00Z", "provenance": "x"})
+        writer.close({"totals": {}})
+    _, printed, document = merged(tmp_path, lab.package("n1"), "--history", str(history), "--flaky-window", "2",
+                                  "--stale-after", "1", "--night", "2026-11-05")
+    assert document["history"]["nights"] == ["2026-11-03", "2026-11-04"] and document["history"]["older_nights"] == 2
+    assert "merge: history: 2 older night(s) not read (the last 2 are)" in printed
+    assert "merge: vs 2026-11-04: 0 newly failing, 0 fixed" in printed
