@@ -7,6 +7,7 @@ import math
 import sys
 
 from tdc.errors import InputError, one_line
+from tdc.terminal import printable
 
 BAD_INPUT = 2
 
@@ -28,11 +29,11 @@ def run_main(prog, body, argv=None):
     try:
         status = body(sys.argv[1:] if argv is None else argv)
     except InputError as error:
-        print(f"{prog}: {error}", file=sys.stderr)
+        print(printable(f"{prog}: {error}"), file=sys.stderr)  # it may quote hostile input
         return BAD_INPUT
     except OSError as error:
         where = f" {error.filename}" if error.filename else ""
-        print(f"{prog}:{where}: {error.strerror or one_line(error)}", file=sys.stderr)
+        print(printable(f"{prog}:{where}: {error.strerror or one_line(error)}"), file=sys.stderr)
         return BAD_INPUT
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
@@ -40,8 +41,8 @@ def run_main(prog, body, argv=None):
     except SystemExit as exit_request:  # argparse's --help and version
         return exit_request.code if isinstance(exit_request.code, int) else BAD_INPUT
     except Exception as error:  # noqa: BLE001 - fail closed, one line, never a traceback
-        print(f"{prog}: internal error ({type(error).__name__}: {one_line(error)}); "
-              "please report it", file=sys.stderr)
+        print(printable(f"{prog}: internal error ({type(error).__name__}: {one_line(error)}); "
+                        "please report it"), file=sys.stderr)
         return BAD_INPUT
     return status if isinstance(status, int) else 0
 

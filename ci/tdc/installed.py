@@ -42,7 +42,10 @@ def prefix():
 
 
 def state_dir(given=None):
-    if given:
+    if given is not None:
+        if not given.strip():
+            raise InputError("--state-dir is empty: name a folder (or leave the option out for "
+                             "TDC_STATE_DIR, else $XDG_CACHE_HOME/tdc/state)")
         return os.path.abspath(given)
     if os.environ.get("TDC_STATE_DIR"):
         return os.path.abspath(os.environ["TDC_STATE_DIR"])
@@ -87,6 +90,25 @@ def replace_link(path, target):
     os.replace(partial, path)
 
 
+def check_cmake_path(what, path):
+    """A path that goes into CMake files (CTestTestfile.cmake, CMakeCache.txt)
+    holds no control character (a newline there ends a comment or a cache
+    entry: the rest would be read as CMake code) and no ';' (CMake splits a
+    list there). InputError, one line, otherwise."""
+    odd = next((c for c in path if ord(c) < 32 or ord(c) == 127 or c == ";"), None)
+    if odd is not None:
+        raise InputError(f"{what} {path!r} holds {odd!r}, which CMake would read as code or split as a list: "
+                         "refused (install or name it under a path without one)")
+
+
+def extra_suites():
+    """TDC_EXTRA_SUITES' items (':'-separated), each a path CMake can take."""
+    items = [item for item in os.environ.get("TDC_EXTRA_SUITES", "").split(":") if item]
+    for index, item in enumerate(items, 1):
+        check_cmake_path(f"TDC_EXTRA_SUITES item {index}", item)
+    return items
+
+
 def cmake_string(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("$", "\\$") + '"'
 
@@ -94,7 +116,10 @@ def cmake_string(text):
 def make_tree(state=None):
     """Writes the ctest tree; returns its path."""
     where = prefix()
+    check_cmake_path("the installed TDC's prefix", where)
     state = state_dir(state)
+    check_cmake_path("state folder", state)
+    extra_suites()
     if inside(existing_part(state), where) or inside(state, where):
         raise InputError(f"state folder {state} is inside the installed TDC at {where}, which is never "
                          "written to: name another (--state-dir, TDC_STATE_DIR)")

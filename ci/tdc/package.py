@@ -24,7 +24,9 @@ of the wrong type, a symbolic link or a file name that is not UTF-8 among
 them, a --level above the one the run recorded, an empty --product or
 --submitter, a value with a newline or control character, a --gtest-dir
 that does not exist, an --out that is a file or cannot be written, a
-package of that name already there.
+package of that name already there; a JUnit or GoogleTest XML file
+ci/verify would refuse (not well-formed: a control character, a DTD), so no
+package is made that cannot verify; a disk that fills up, naming the file.
 Exit status 0 (prints the package path), 2 bad input."""
 import datetime
 import glob
@@ -34,7 +36,7 @@ import shutil
 import tarfile
 import tempfile
 
-from tdc import ROOT, cli, gtest, packaging, results, safeio, source
+from tdc import ROOT, cli, gtest, junit, packaging, results, safeio, source
 from tdc.bench import results as bench_results
 from tdc.errors import InputError
 from tdc.fleet import signing
@@ -85,12 +87,15 @@ def collect(results_dir, gtest_dir, stage):
     if gtest_dir is not None and not os.path.isdir(gtest_dir):
         raise InputError(f"--gtest-dir={gtest_dir} does not exist")
     gtest_dir = gtest_dir or os.path.join(results_dir, "gtest")
+    for name in ("junit.xml", "ctest-junit.xml"):  # as ci/verify will read them (links refused above)
+        junit.read(os.path.join(results_dir, name))
     if os.path.isdir(gtest_dir):
         refuse_link(gtest_dir)
         for relative in gtest.xml_files(gtest_dir):
             target = os.path.join(stage, "gtest", relative)
             os.makedirs(os.path.dirname(target), exist_ok=True)
             copy_file(os.path.join(gtest_dir, relative), target)
+        gtest.read_dir(gtest_dir)  # as ci/verify will read them, once no file is a link
     bench = os.path.join(results_dir, "bench")
     if os.path.isdir(bench):
         refuse_link(bench)
@@ -202,8 +207,11 @@ def run(argv):
         if args.sign_key:
             signing.sign(os.path.join(stage, packaging.MANIFEST), args.sign_key)
         partial = os.path.join(tmp, name + ".tar.gz")
-        with tarfile.open(partial, "w:gz", format=tarfile.PAX_FORMAT) as tar:
-            tar.add(stage, arcname=name)
+        try:
+            with tarfile.open(partial, "w:gz", format=tarfile.PAX_FORMAT) as tar:
+                tar.add(stage, arcname=name)
+        except OSError as error:  # a full disk: say which file, not only "No space left on device"
+            raise InputError(f"cannot write the package {partial}: {error.strerror or error}")
         place(partial, path)
     print(path)
     return 0

@@ -5,12 +5,15 @@ names the file.
   - a size cap, checked before reading (a 1 GB file is refused, not read);
   - text must be UTF-8;
   - JSON must be standard JSON: NaN and Infinity are refused (they are not
-    JSON, and a gate that compares with NaN passes everything);
+    JSON, and a gate that compares with NaN passes everything), and so is
+    a lone UTF-16 surrogate escape ("\udce9"): it is no character, and a
+    name holding one cannot be written to a terminal, a page or a file;
   - XML must not declare a DTD: no entities, so no billion laughs and no
     external entities (JUnit and GoogleTest XML never have one).
 """
 import json
 import os
+import re
 import stat
 import tempfile
 import xml.etree.ElementTree as ET
@@ -61,14 +64,24 @@ def _refuse_constant(name):
     raise ValueError(f"{name} is not a JSON number")
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def parse_json(text, where):
-    """Standard JSON only (no NaN, Infinity); InputError naming `where`."""
+    """Standard JSON only (no NaN, Infinity, lone surrogates); InputError naming `where`."""
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        document = json.loads(text, parse_constant=_refuse_constant)
     except RecursionError:
         raise InputError(f"{where} is nested too deeply")
     except ValueError as error:
         raise InputError(f"{where} is not valid JSON ({one_line(error)}): truncated or damaged?")
+    if _SURROGATE_ESCAPE.search(text):  # rare: then check what the escapes made (a pair is one character)
+        try:
+            json.dumps(document, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise InputError(f"{where} holds a lone UTF-16 surrogate escape "
+                             f"(\\u{ord(error.object[error.start]):04x}): not text")
+    return document
 
 
 def load_json(path, what="JSON file", limit=DOCUMENT_LIMIT, kind=None):

@@ -1,6 +1,6 @@
 """verify: checks a package made by ci/package against this tree's mustpass lists.
 
-  ci/verify PACKAGE.tar.gz [--quiet] [--allowed-signers FILE]
+  ci/verify PACKAGE.tar.gz [--quiet] [--allowed-signers FILE] [--require-signature]
 
 Exit 0 (VERIFIED, naming the devices and expectation the run covered) when
 the package holds:
@@ -25,9 +25,17 @@ the package holds:
     --require-thresholds, passed, and the sustained numerics run at least
     tdc.levels.QUALIFICATION_SUSTAINED_SECONDS long (context.json's
     sustained_seconds, and each expected device's result's measurement);
+  - a host name in context.json (no control character, white space or
+    comma; text the terminal can show);
   - with --allowed-signers, a MANIFEST.sig that is a good signature over
-    MANIFEST by a key the file allows for the host context.json names
-    (unsigned, a bad signature or another host's signer: rejected).
+    MANIFEST by a key the file allows for the host context.json names, and
+    for the Slurm node it names (context.json's slurm.node) when that
+    differs (unsigned, a bad signature or another host's signer: rejected).
+    Without it only integrity is checked, and the verdict says so
+    ("provenance: not checked"); --require-signature then refuses to answer
+    (exit 2). An empty --allowed-signers is bad input, never "unchecked".
+Every text taken from the package is printed on one line, its control
+characters escaped (tdc.terminal).
 A VERIFIED package whose summary says a device's ordering checks passed
 without seeing work pending (tdc.ordering) gets a `note:` line naming it.
 Exit 1: REJECTED, every problem on its own line. Exit 2: not a readable
@@ -40,6 +48,12 @@ import tempfile
 from tdc import cli, context as context_module, expectation, gtest, junit, levels, names, ordering, packaging, results, safeio, versioning
 from tdc.errors import InputError
 from tdc.fleet import signing
+from tdc.terminal import printable
+
+NOT_CHECKED = "provenance: not checked (no --allowed-signers): integrity only"
+# How the problems that deny a package its signer begin (tdc.fleet.signing's verdicts, check_host_names).
+SIGNATURE_PROBLEMS = ("unsigned:", "bad signature:", "signer does not match host:", "unknown signer:",
+                      "signer's key refused", "the package names no host", "not a host name:")
 
 # A skip that says the check needs more devices than the run has
 # (fixtures/src/fixtures.cpp, suites/mismatch_guard): not a device's fault.
@@ -401,17 +415,21 @@ def verify(package, problems, allowed_signers=None):
         return check_stage(stage, problems, allowed_signers, digests)
 
 
-def check_stage(stage, problems, allowed_signers=None, digests=None):
+def check_stage(stage, problems, allowed_signers=None, digests=None, filed_under=None):
     """The checks on an extracted package (verify; ci/merge calls it too).
     digests: the files' sha256 as extract() took them, for a stage in a
-    folder of the caller's own that nothing changed since (None: read)."""
+    folder of the caller's own that nothing changed since (None: read).
+    filed_under: the host a merge files the package's row under (its task's
+    node), which the signer must be allowed for too."""
     check_manifest(stage, problems, digests)
     statement = read_statement(stage, problems)
     context = load(stage, "context", problems)
     summary = load(stage, "summary", problems)
     waivers = load(stage, "waivers", problems)
+    if context is not None:
+        check_host_names(context, problems, filed_under)
     if allowed_signers:
-        check_signature(stage, context, allowed_signers, problems)
+        check_signature(stage, context, allowed_signers, problems, filed_under)
     if context is None:
         return None, statement, summary, context, []
     level = check_context(stage, context, summary, statement, problems)
@@ -425,22 +443,76 @@ def check_stage(stage, problems, allowed_signers=None, digests=None):
     return level, statement, summary, context, devices
 
 
-def check_signature(stage, context, allowed_signers, problems):
+def slurm_node(context):
+    """The Slurm node context.json's slurm record claims (tdc.fleet.allocation), or None."""
+    slurm = (context or {}).get("slurm")
+    node = slurm.get("node") if isinstance(slurm, dict) else None
+    return node if isinstance(node, str) and node else None
+
+
+def check_host_names(context, problems, filed_under=None):
+    """The host and the Slurm node a package claims, and the host a merge
+    files it under, are names a signer can be allowed for and a terminal can
+    show (tdc.fleet.signing)."""
+    for field, name in (("context.json's host", context.get("host")),
+                        ("context.json's slurm.node", slurm_node(context)), ("the task's host", filed_under)):
+        why = signing.principal_problem(name) if name is not None else None
+        if why:
+            problems.append(f"not a host name: {field} {name!r}: {why}")
+
+
+def signed_names(context, filed_under=None):
+    """[(name, what it is to the package)]: every name the signer must be
+    allowed for, each once."""
+    host = (context or {}).get("host") or ""
+    names = [(host, "that the package claims")]
+    if slurm_node(context):
+        names.append((slurm_node(context), "the Slurm node the package claims (context.json slurm.node)"))
+    if filed_under:
+        names.append((filed_under, "the node its task ran on (the scheduler's task list)"))
+    seen, found = set(), []
+    for name, claim in names:
+        if name not in seen:
+            seen.add(name)
+            found.append((name, claim))
+    return found
+
+
+def check_signature(stage, context, allowed_signers, problems, filed_under=None):
     """MANIFEST.sig is a good signature over MANIFEST by a key allowed_signers
-    allows for the host context.json names (tdc.fleet.signing)."""
+    allows for every name the package is filed under (signed_names).
+    Returns the names it was found good for."""
     try:
         with open(os.path.join(stage, packaging.MANIFEST), "rb") as handle:
             manifest = handle.read()
     except OSError:
-        return  # check_manifest names it
+        return []  # check_manifest names it
     path = os.path.join(stage, packaging.SIGNATURE)
     signature = None
     if os.path.isfile(path):
         with open(path, "rb") as handle:
             signature = handle.read()
-    verdict = signing.verify(manifest, signature, allowed_signers, (context or {}).get("host") or "")
-    if not verdict.ok:
-        problems.append(verdict.reason)
+    names = signed_names(context, filed_under)
+    if any(name and signing.principal_problem(name) for name, _ in names):
+        return []  # no signer can be allowed for it: check_host_names said so
+    good = []
+    for name, claim in names:
+        verdict = signing.verify(manifest, signature, allowed_signers, name, claim)
+        if not verdict.ok:
+            problems.append(verdict.reason)
+            return good
+        good.append(name)
+    return good
+
+
+def provenance(context, allowed_signers, problems):
+    """The verdict's provenance: who the signature says made the package, or that nobody checked."""
+    if not allowed_signers:
+        return NOT_CHECKED
+    if any(problem.startswith(SIGNATURE_PROBLEMS) for problem in problems):
+        return "provenance: not established (a signature problem above)"
+    names = ", ".join(printable(name) for name, _ in signed_names(context))
+    return f"provenance: signed by a key {allowed_signers} allows for {names}"
 
 
 def run(argv):
@@ -449,26 +521,34 @@ def run(argv):
     p.add_argument("--quiet", action="store_true", help="print only the verdict line")
     p.add_argument("--allowed-signers", help="an OpenSSH allowed_signers file: the package must be "
                                              "signed (ci/package --sign-key) by a key it allows for "
-                                             "the host the package claims")
+                                             "the host (and Slurm node) the package claims")
+    p.add_argument("--require-signature", action="store_true",
+                   help="refuse (exit 2) to verify integrity only: --allowed-signers must be given")
     args = p.parse_args(argv)
-    if args.allowed_signers:
+    if args.allowed_signers is not None:
         signing.check_allowed_signers(args.allowed_signers)
+    elif args.require_signature:
+        raise InputError("--require-signature: no --allowed-signers given, so nothing could check who "
+                         "made the package (integrity only): name the allowed_signers file")
     problems = []
     level, statement, summary, context, devices = verify(args.package, problems, args.allowed_signers)
     problems = list(dict.fromkeys(problems))
+    name = printable(os.path.basename(args.package))
     if not args.quiet:
         for problem in problems:
-            print(f"problem: {problem}")
+            print(f"problem: {printable(problem)}")
     if problems:
-        print(f"REJECTED: {os.path.basename(args.package)}: {len(problems)} problem(s)")
+        print(f"REJECTED: {name}: {len(problems)} problem(s); "
+              f"{provenance(context, args.allowed_signers, problems)}")
         return 1
     expect = (context.get("expect") or "").strip()
     coverage = f"TDC_EXPECT={expect}" if expect else expectation.NO_EXPECT
-    print(f"VERIFIED: {os.path.basename(args.package)}: level {level}, product {statement.get('product')}, "
-          f"{len(summary['tests'])} results; devices covered: {', '.join(devices) or 'none'} ({coverage})")
+    print(printable(f"VERIFIED: {name}: level {level}, product {statement.get('product')}, "
+                    f"{len(summary['tests'])} results; devices covered: {', '.join(devices) or 'none'} "
+                    f"({coverage}); {provenance(context, args.allowed_signers, problems)}"))
     if not args.quiet:
         for device in ordering.unobserved(summary["devices"]):
-            print(f"note: {device}: ordering {ordering.NOT_OBSERVED}")
+            print(f"note: {printable(device)}: ordering {ordering.NOT_OBSERVED}")
     return 0
 
 

@@ -40,19 +40,19 @@ def test_a_host_failing_what_others_pass_is_a_node_fault():
     assert finding["hosts_passed"] == 4
 
 
-def test_every_host_of_a_build_failing_is_a_regression_of_that_build():
+def test_every_host_of_a_build_failing_is_a_build_wide_failure_of_that_build():
     rows = [row(f"a{i}", "2.14.1", fails={("C.Z", "cuda:0")}) for i in range(3)] + \
            [row(f"b{i}", "2.13.0") for i in range(3)]
     judged = signatures.findings([digest(r) for r in rows])
-    assert judged[("2.14.1", "C.Z")]["kind"] == "regression"
+    assert judged[("2.14.1", "C.Z")]["kind"] == "build-wide failure"
     assert ("2.13.0", "C.Z") not in judged
 
 
-def test_the_hosts_of_one_driver_failing_is_a_driver_regression():
+def test_the_hosts_of_one_driver_failing_is_a_driver_wide_failure():
     rows = [row(f"a{i}", fails={("A.X", "cuda:0")}, driver="580.0") for i in range(3)] + \
            [row(f"b{i}", driver="575.1") for i in range(3)]
     judged = signatures.findings([digest(r) for r in rows])
-    assert judged[("2.13.0", "A.X")]["kind"] == "driver regression"
+    assert judged[("2.13.0", "A.X")]["kind"] == "driver-wide failure"
     assert judged[("2.13.0", "A.X")]["driver"] == "580.0"
 
 
@@ -145,7 +145,7 @@ def compare(tmp_path, nights, tonight_rows, tonight="2026-01-09", **kwargs):
     for night, rows in nights.items():
         write_night(str(tmp_path), night, rows)
     loaded = history.load(str(tmp_path), tonight, **kwargs)
-    comparison = history.Comparison(loaded, tonight, **kwargs)
+    comparison = history.Comparison(loaded.nights, tonight, **kwargs)
     for r in tonight_rows:
         comparison.add(r)
     return comparison.report(), tonight_rows
@@ -200,12 +200,79 @@ def test_hosts_without_a_report_for_too_long_are_stale(tmp_path):
         [("n2", "2026-01-05", 4)]   # n3: 2 nights without, not yet stale
 
 
-def test_a_matrix_of_another_major_version_is_refused(tmp_path):
+def test_a_matrix_of_another_major_version_is_skipped_with_why(tmp_path):
+    """A damaged or foreign earlier night is one warning, never an abort (issue 34, finding 7)."""
     path = write_night(str(tmp_path), "2026-01-08", [row("n1")])
     text = open(path).read().replace('"schema_version":"1.0"', '"schema_version":"2.0"')
     open(path, "w").write(text)
-    with pytest.raises(InputError, match=r"schema_version '2.0'; this TDC reads 1.x: refused"):
-        history.load(str(tmp_path), "2026-01-09")
+    loaded = history.load(str(tmp_path), "2026-01-09")
+    assert loaded.nights == []
+    assert [(s["path"], "schema_version '2.0'; this TDC reads 1.x: refused" in s["why"])
+            for s in loaded.skipped] == [(path, True)]
+
+
+def test_any_unreadable_json_under_history_is_skipped_and_the_rest_read(tmp_path):
+    write_night(str(tmp_path), "2026-01-07", [row("n1", fails={("A.X", "cuda:0")})])
+    (tmp_path / "notes.json").write_bytes(b"caf\xe9 {")                  # not UTF-8, not JSON
+    (tmp_path / "list.json").write_text("[]")                             # JSON, not a matrix
+    os.makedirs(tmp_path / "old")
+    (tmp_path / "old" / "matrix.json").write_text('{"schema_version": "1.0", "kind": "tdc-fleet-matrix", '
+                                                  '"night": "2020-01-01", "rows": [1, ')  # truncated, outside the window
+    loaded = history.load(str(tmp_path), "2026-01-09")
+    assert [n.name for n in loaded.nights] == ["2026-01-07"]
+    assert sorted(os.path.relpath(s["path"], str(tmp_path)) for s in loaded.skipped) == \
+        ["list.json", "notes.json", "old/matrix.json"]
+    assert all(s["why"] and "\n" not in s["why"] for s in loaded.skipped)
+
+
+def test_nights_that_are_not_dates_tonights_and_later_ones_are_skipped_and_named(tmp_path):
+    for night in ("2026-13-45", "2026-01-09", "2026-02-01"):
+        write_night(str(tmp_path), night, [row("n1")])
+    loaded = history.load(str(tmp_path), "2026-01-09")
+    why = sorted(s["why"] for s in loaded.skipped)
+    assert loaded.nights == [] and len(why) == 3
+    assert any("'2026-13-45' is not a date" in w for w in why)
+    assert any("tonight's" in w for w in why) and any("after tonight" in w for w in why)
+
+
+@pytest.mark.parametrize("text, real", [("2026-12-01", True), ("2026-13-45", False), ("0000-00-00", False),
+                                        ("2026-02-30", False), ("2026-1-1", False), ("", False), (None, False)])
+def test_a_night_is_a_real_date(text, real):
+    assert history.is_night(text) is real
+
+
+def test_a_since_that_is_no_night_is_derived_again(tmp_path):
+    f = {("A.X", "cuda:0")}
+    first = row("n1", fails=f)
+    second = row("n1", fails=f)
+    second["cells"]["cuda:0"]["A.X"]["since"] = "<script>alert(1)</script>"
+    write_night(str(tmp_path), "2026-01-07", [first])
+    write_night(str(tmp_path), "2026-01-08", [second])
+    tonight = [row("n1", fails=f)]
+    report, rows = compare(tmp_path, {}, tonight)
+    assert rows[0]["cells"]["cuda:0"]["A.X"]["since"] == "2026-01-07"
+    third = row("n1", fails=f)
+    third["cells"]["cuda:0"]["A.X"]["since"] = "2099-01-01"              # after its own night
+    write_night(str(tmp_path), "2026-01-10", [third])
+    report, rows = compare(tmp_path, {}, [row("n1", fails=f)], tonight="2026-01-11")
+    assert rows[0]["cells"]["cuda:0"]["A.X"]["since"] == "2026-01-07"
+
+
+def test_without_an_earlier_night_nothing_is_newly_failing(tmp_path):
+    """Issue 35: "Newly failing (34)" beside "Nights compared: none"."""
+    report, _ = compare(tmp_path, {}, [row("n1", fails={("A.X", "cuda:0")})])
+    assert report["compared_with"] is None and report["nights"] == []
+    assert all(report[k] == [] for k in ("newly_failing", "fixed", "still_failing", "flaky", "newly_skipped"))
+    report, _ = compare(tmp_path, {"2026-01-08": [row("n1")]}, [row("n1", fails={("A.X", "cuda:0")})])
+    assert report["compared_with"] == "2026-01-08" and len(report["newly_failing"]) == 1
+
+
+def test_history_keeps_the_run_ids_of_earlier_verified_rows(tmp_path):
+    replayed, unverified = row("n1"), row("n2")
+    replayed["run_id"] = "20260107T010000Z-0123abcd"
+    unverified.update(run_id="20260107T010000Z-99999999", trust="unverified")
+    write_night(str(tmp_path), "2026-01-07", [replayed, unverified])
+    assert history.load(str(tmp_path), "2026-01-09").run_ids == {"20260107T010000Z-0123abcd": "2026-01-07"}
 
 
 def test_matrix_reads_back_what_it_wrote_and_any_json_layout(tmp_path):
@@ -232,6 +299,8 @@ TASK = {"host": "n7", "build": "2.13.0", "job_id": "42", "array_task_id": 7, "st
     ({"colour": "red"}, "unknown key(s) 'colour'"),
     ({"exit_code": "0"}, "'exit_code' is str, expected an integer or null"),
     ({"host": ""}, "host and build must not be empty"),
+    ({"host": "n\x007"}, "holds a control or unprintable character"),    # issue 34, finding 6
+    ({"build": "2.13.0\n"}, "holds a control or unprintable character"),
     ({"array_task_id": True}, "'array_task_id' is bool"),
 ])
 def test_bad_tasks_are_refused_with_one_line(tmp_path, change, message):

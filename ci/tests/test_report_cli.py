@@ -105,6 +105,10 @@ def test_without_debian_modules_the_tools_name_the_package(tmp_path):
     (["--tasks", "/nonexistent.json"], "cannot read"),
     (["--allowed-signers", "/dev/null", "--tasks", "/x.json"], "lists no signer"),
     (["--night", "yesterday", "--tasks", "/x.json"], "expected YYYY-MM-DD"),
+    (["--night", "2026-13-45", "--tasks", "TASKS"], "expected YYYY-MM-DD, a real date"),   # issue 34, finding 7
+    (["--night", "0000-00-00", "--tasks", "TASKS"], "expected YYYY-MM-DD, a real date"),
+    (["--allowed-signers", "", "--tasks", "TASKS"], "--allowed-signers is empty"),        # issue 35, "Nights"
+    (["--max-age", "0", "--tasks", "TASKS"], "out of range"),
     (["--jobs", "0", "--tasks", "/x.json"], "out of range"),
     (["--history", "/nonexistent", "--tasks", "TASKS"], "--history /nonexistent: not a folder"),
     (["--tasks", "EMPTY"], "the tasks file lists no task"),
@@ -170,3 +174,16 @@ def test_without_debian_modules_the_step_is_one_line_and_no_page(tmp_path):
     code, _, stderr = run_report_step(results, "-S")  # -S: no dist-packages, as on a bare host
     assert code == 2 and "no report.html" in one_line(stderr) and "python3-jinja2" in stderr
     assert not os.path.exists(os.path.join(results, "report.html"))
+
+
+def test_out_a_folder_writes_the_page_into_it_and_nothing_beside_it(tmp_path):
+    """`ci/report RESULTS --out /tmp` wrote /tmp.tmp at the root (issue 34, finding 12)."""
+    results = results_folder(tmp_path / "r", RUN_TESTS)
+    folder = tmp_path / "pages"
+    folder.mkdir()
+    code, stdout, stderr = run(REPORT, results, "--out", str(folder))
+    assert code == 0, stderr
+    assert stdout.strip() == str(folder / "report.html") and os.path.isfile(folder / "report.html")
+    assert sorted(os.listdir(tmp_path)) == ["pages", "r"]
+    code, _, stderr = run(REPORT, results, "--out", str(tmp_path / "missing" / "x.html"))
+    assert code == 2 and "does not exist" in one_line(stderr)

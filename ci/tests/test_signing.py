@@ -119,3 +119,32 @@ def test_bad_allowed_signers_and_keys_are_refused(tmp_path, lab):
     not_a_key.write_text("hello\n")
     with pytest.raises(signing.SigningError, match="cannot sign with"):
         signing.sign(manifest, str(not_a_key))
+
+
+@pytest.mark.parametrize("option, why", [
+    ('namespaces="file"', 'not permitted for use in signature namespace "tdc-package"'),
+    ('valid-before="20200101"', "key has expired"),
+    ('valid-after="20990101"', "key is not yet valid"),
+])
+def test_a_key_its_options_refuse_says_which_option(lab, tmp_path, option, why):
+    """Not "signer does not match host ... for n7, not for n7", nor "unknown signer" (issue 34, finding 12)."""
+    keys, _, manifest = lab
+    restricted = tmp_path / "restricted_signers"
+    restricted.write_text(f"n7 {option} {keys['n7'][1]}\n")
+    data, sig = signed(manifest, keys["n7"][0])
+    verdict = signing.verify(data, sig, str(restricted), "n7")
+    assert not verdict.ok and verdict.reason.startswith("signer's key refused by its allowed_signers options: ")
+    assert why in verdict.reason and "\n" not in verdict.reason, verdict.reason
+
+
+@pytest.mark.parametrize("host", ["n\x007", "n7\nn8", "n7,n8", "", "x" * 300])
+def test_a_name_no_host_has_never_reaches_ssh_keygen(lab, host):
+    keys, allowed, manifest = lab
+    data, sig = signed(manifest, keys["n7"][0])
+    verdict = signing.verify(data, sig, allowed, host)
+    assert not verdict.ok and "\x00" not in verdict.reason and "\n" not in verdict.reason
+
+
+def test_an_empty_allowed_signers_name_is_refused():
+    with pytest.raises(signing.SigningError, match="--allowed-signers is empty"):
+        signing.check_allowed_signers("")

@@ -33,6 +33,11 @@ set(fleet_bad_submits
   "no_build|--torch=2.13.0|give --build-root=DIR"
   "bad_gpus|--gpus=x|--gpus='x': expected auto or a count"
   "bad_budget|--budget=3|--budget=3: expected 10..86400 seconds"
-  "not_a_build|--use-build=/nonexistent/build|--use-build=/nonexistent/build: not a TDC build")
+  "not_a_build|--use-build=/nonexistent/build|--use-build=/nonexistent/build: not a TDC build"
+  # Values that would fail the night hours later (issue 34, finding 10; more in ci/tests/test_slurm_submit.py).
+  "no_history|--history=/nonexistent|--history=/nonexistent: not a folder"
+  "no_backend|--backend-lib=/nonexistent.so|--backend-lib=/nonexistent.so: no such file"
+  "bad_time|--time=abc|--time='abc': not a Slurm time limit"
+  "bad_throttle|--max-running=0|--max-running=0: expected 1..100000")
 tdc_add_rejection_selftests(fleet.submit_rejects "${fleet_bad_submits}"
   -- "${PROJECT_SOURCE_DIR}/ci/slurm/submit" --results=${CMAKE_BINARY_DIR}/fleet-rejected @VALUE@)

@@ -13,11 +13,15 @@ the build's LibTorch version, its libtorch):
   n3         slowed: TDC_LOOPBACK_DELAY_US on its run and benchmarks
   n4         night 1 with TDC_LOOPBACK_FAULT=corrupt-copy, night 2 clean
   n6         night 1 only (stale on night 3)
+Each node's package is its first night's; for each later night (2, 3) the
+same run under a new run id, re-signed by the node's key (a run merged on
+one night is a replay on the next: ci/merge --history sets it aside).
 Then forgeries of n2's package (DIR/forged/): its host renamed to n9 and
 the MANIFEST rewritten, (a) keeping n2's signature, (b) re-signed with n2's
 key, (c) unsigned; and (d) a result edited without rewriting the MANIFEST.
 DIR/fleet.json says where everything is. Exit 0, or 1 naming what failed."""
 import argparse
+import datetime
 import json
 import os
 import shutil
@@ -142,7 +146,9 @@ def main():
         if made.returncode != 0:
             failures.append(f"{name}: ci/package exited {made.returncode}: {made.stderr.strip()}")
             continue
-        fleet["nodes"][name] = {"host": host, "package": made.stdout.strip(), "results": results}
+        package = made.stdout.strip()
+        fleet["nodes"][name] = {"host": host, "package": package, "results": results,
+                                "packages": later_nights(package, nights, os.path.join(out, "keys", host))}
         with open(os.path.join(results, "context.json")) as f:
             fleet["libtorch"] = fleet["libtorch"] or matrix.libtorch_of(json.load(f))
         for night in nights:
@@ -156,6 +162,23 @@ def main():
         print("FAILED:", failure)
     print(f"fleet fixtures: {len(fleet['nodes'])} packages in {out}")
     return 1 if failures else 0
+
+
+def later_nights(package, nights, key):
+    """{night: package} for nights 1-3: the node's own package on its first
+    night, its run under a new run id (a later second: newer) on the others."""
+    found = {str(nights[0]): package}
+    original = rewrite.Package.read(package)
+    for night in range(1, 4):
+        if str(night) in found:
+            continue
+        copy = original.copy()
+        old = copy.json("context.json")["run_id"]
+        stamp = datetime.datetime.strptime(old.split("-")[0], "%Y%m%dT%H%M%SZ") + datetime.timedelta(seconds=night)
+        copy.set_run_id(f"{stamp:%Y%m%dT%H%M%SZ}-{os.urandom(4).hex()}")
+        found[str(night)] = copy.write(os.path.dirname(package), sign_key=key,
+                                       name=os.path.basename(package)[:-len(".tar.gz")] + f"-night{night}")
+    return found
 
 
 def forge(package, folder, n2_key):

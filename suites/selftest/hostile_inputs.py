@@ -20,9 +20,14 @@ import subprocess
 import sys
 import tempfile
 
-from hostile.cases import CASES  # this script's own folder
+from hostile.cases import CASES as FILE_CASES  # this script's own folder
+from hostile.fleet_cases import CASES as FLEET_CASES
 from tdc import ROOT, junit, results, summarize
 
+CASES = FILE_CASES + FLEET_CASES
+# What no tool may print raw, whatever a package holds (issue 34, finding 5:
+# an escape sequence moves the cursor, sets the window title; tdc.terminal).
+RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 HOSTILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile")
 CI = os.path.join(ROOT, "ci")
 PY = sys.executable
@@ -36,6 +41,7 @@ def commands(ci):
     return {
         "summarize": [PY, f"{ci}/summarize.py"], "verdict": [PY, f"{ci}/verdict.py"], "health": [f"{ci}/health"],
         "run": [PY, "-m", "tdc", "run"], "package": [PY, f"{ci}/package"], "verify": [PY, f"{ci}/verify"],
+        "merge": [PY, f"{ci}/merge"],
         "mustpass": [PY, f"{ci}/mustpass"],
         "check-thresholds": [PY, tool("check-thresholds", "bench/check_thresholds.py"), "--thresholds",
                              os.path.join(ROOT, "bench", "thresholds.json")],
@@ -94,6 +100,9 @@ def run_case(case, build, shared, command=COMMANDS):
         problems.append(f"exit {run.returncode}, documented {case.exit}")
     if "Traceback" in run.stdout + run.stderr:
         problems.append("a traceback")
+    if RAW_CONTROL.search(run.stdout + run.stderr):
+        problems.append(f"a raw control character on the terminal: "
+                        f"{RAW_CONTROL.search(run.stdout + run.stderr).group(0)!r}")
     err = [l for l in run.stderr.splitlines() if l.strip()]
     out = [l for l in run.stdout.splitlines() if l.strip()]
     if case.stream == "stderr":

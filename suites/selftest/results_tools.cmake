@@ -19,8 +19,9 @@ if(TDC_TOOL_SELFTESTS)  # suites/selftest/CMakeLists.txt says why
 
   # Damaged, wrong-typed, non-UTF-8, not-a-number, huge, linked and duplicated
   # input against each entry point: the documented exit status and one line
-  # (suites/selftest/hostile/cases.py).
-  foreach(entry annotate check-thresholds check-waivers compare context health mustpass package
+  # (suites/selftest/hostile/cases.py); signed packages that are replayed,
+  # misfiled or hostile-named (hostile/fleet_cases.py).
+  foreach(entry annotate check-thresholds check-waivers compare context health merge mustpass package
           run summarize verdict verify)
     tdc_add_selftest(NAME hostile.${entry} TIMEOUT 600
       COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/hostile_inputs.py" --entry ${entry}

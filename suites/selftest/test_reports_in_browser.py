@@ -138,7 +138,8 @@ def test_the_run_page_checks_find_a_damaged_page(driver, fleet, screens, tmp_pat
 
 def test_fleet_report_in_chromium(driver, fleet, screens, tmp_path):
     tasks = [{"host": fleet["nodes"][n]["host"], "build": fleet["libtorch"], "job_id": "7", "array_task_id": i,
-              "state": "COMPLETED", "exit_code": 0, "package": fleet["nodes"][n]["package"], "reason": ""}
+              "state": "COMPLETED", "exit_code": 0, "package": fleet["nodes"][n]["packages"]["2"], "reason": ""}
+             # Night 2's own runs: a run merged on night 1 is a replay on night 2 (ci/merge --history).
              for i, n in enumerate(["n4-faulty" if n == "n4" else n for n in fleet["nights"]["2"]])]
     tasks.append({"host": "n7", "build": fleet["libtorch"], "job_id": "7", "array_task_id": 9, "state": "TIMEOUT",
                   "exit_code": None, "package": None, "reason": "Slurm: TIMEOUT"})

@@ -21,12 +21,22 @@ or the row had no such cell).
   stale host      a host and build with a verified row in the window that has
                   had none for more than `stale_after` nights (tonight
                   included; a row without a package or unverified is none).
+With no earlier night (an empty DIR, only tonight's or damaged matrices)
+nothing is any of these: compared_with is null.
+
+A file under DIR that cannot be read, is of another major version, names no
+real night, is tonight's or a later night's, or is an earlier merge of a
+night merged again is skipped and listed with why (History.skipped; ci/merge
+prints each): one damaged night is a warning, not a lost matrix. A `since`
+that is no real night, or is after its matrix's night, is derived again.
 """
+import datetime
 import glob
 import os
+import re
 from collections import defaultdict
 
-from tdc.fleet import matrix
+from tdc.fleet import matrix, upstream
 from tdc.fleet.upstream import InputError
 
 FLAKY_WINDOW = 7
@@ -67,47 +77,106 @@ class Night:
         return "P" if key[2:] in self.layouts[row] else None
 
 
+def is_night(text):
+    """Whether text is a real date written YYYY-MM-DD (2026-13-45 and 0000-00-00 are not)."""
+    if not isinstance(text, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", text):
+        return False
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+class History:
+    """What --history gave: the nights compared (oldest first), the files
+    skipped and why, how many older nights the window left out, and the run
+    id of every verified row of a night read (a run merged on an earlier
+    night is a replay tonight)."""
+
+    def __init__(self):
+        self.nights, self.skipped, self.older, self.run_ids = [], [], 0, {}
+
+    def skip(self, path, why):
+        self.skipped.append({"path": path, "why": upstream.printable(why)})
+
+
 def load(directory, tonight, window=FLAKY_WINDOW, stale_after=STALE_AFTER):
-    """The last max(window, stale_after + 1) nights before tonight, oldest first."""
+    """A History of the last max(window, stale_after + 1) nights before
+    tonight. A file that cannot be read, is of another major version, names
+    no real night, or has a damaged row is skipped with why, never an abort:
+    one damaged night must not cost tonight's matrix."""
+    found = History()
     headers = []
     for path in matrix_files(directory):
-        header, _ = matrix.read(path)
-        night = str(header.get("night") or "")
-        if not night:
-            raise InputError(f"{path}: a matrix without a night")
-        if night < tonight:
+        try:
+            header, _ = matrix.read(path)
+        except InputError as error:
+            found.skip(path, str(error).replace(f"{path}: ", "", 1))
+            continue
+        night = header.get("night")
+        if not is_night(night):
+            found.skip(path, f"its night {night!r} is not a date (YYYY-MM-DD)")
+        elif night == tonight:
+            found.skip(path, f"it is of night {night}, tonight's: a merge is compared with earlier nights "
+                             "only (give --night to name tonight)")
+        elif night > tonight:
+            found.skip(path, f"it is of night {night}, after tonight ({tonight})")
+        else:
             headers.append((night, str(header.get("generated_at") or ""), path))
     keep = max(window, stale_after + 1)
     latest = {}
     for night, generated, path in sorted(headers):
+        if night in latest:
+            found.skip(latest[night], f"a later merge of night {night} counts: {path}")
         latest[night] = path  # two merges of one night: the later one counts
-    nights = []
+    chosen = sorted(latest)[-keep:]
+    found.older = len(latest) - len(chosen)
     shared = {}
-    for name in sorted(latest)[-keep:]:
-        night = Night(name)
-        _, rows = matrix.read(latest[name])
-        for row in rows:
-            if not isinstance(row, dict) or row.get("trust") != "verified":
-                continue
-            key = (str(row.get("host")), str(row.get("build")))
-            cells = row.get("cells") if isinstance(row.get("cells"), dict) else {}
-            layout = frozenset((device, check) for device, by_check in cells.items()
-                               if isinstance(by_check, dict) for check in by_check)
-            night.layouts[key] = shared.setdefault(layout, layout)   # most rows share one layout
-            for device, by_check in cells.items():
-                for check, cell in (by_check.items() if isinstance(by_check, dict) else ()):
-                    status = cell.get("status") if isinstance(cell, dict) else None
-                    if status in _CODE and status != "passed":
-                        night.cells[key + (device, check)] = (_CODE[status], cell.get("since"))
-        # A failure's `since`: as the matrix says, else carried from the night before.
-        before = nights[-1] if nights else None
-        for key, (code, since) in night.cells.items():
-            if code == "F" and not since:
-                earlier = before.cells.get(key) if before else None
-                since = earlier[1] if earlier and earlier[0] == "F" else name
-                night.cells[key] = (code, since)
-        nights.append(night)
-    return nights
+    for name in chosen:
+        try:
+            night, run_ids = _read_night(name, latest[name], found.nights[-1] if found.nights else None, shared)
+        except InputError as error:
+            found.skip(latest[name], str(error).replace(f"{latest[name]}: ", "", 1))
+            continue
+        found.nights.append(night)
+        for run_id in run_ids:
+            found.run_ids.setdefault(run_id, name)
+    return found
+
+
+def _valid_since(since, night):
+    """A failure's `since` as an earlier matrix says it, when it is a real
+    night not after that matrix's own; else None (derived again)."""
+    return since if is_night(since) and since <= night else None
+
+
+def _read_night(name, path, before, shared):
+    night = Night(name)
+    run_ids = []
+    _, rows = matrix.read(path)
+    for row in rows:
+        if not isinstance(row, dict) or row.get("trust") != "verified":
+            continue
+        if isinstance(row.get("run_id"), str) and row["run_id"]:
+            run_ids.append(row["run_id"])
+        key = (str(row.get("host")), str(row.get("build")))
+        cells = row.get("cells") if isinstance(row.get("cells"), dict) else {}
+        layout = frozenset((device, check) for device, by_check in cells.items()
+                           if isinstance(by_check, dict) for check in by_check)
+        night.layouts[key] = shared.setdefault(layout, layout)   # most rows share one layout
+        for device, by_check in cells.items():
+            for check, cell in (by_check.items() if isinstance(by_check, dict) else ()):
+                status = cell.get("status") if isinstance(cell, dict) else None
+                if status in _CODE and status != "passed":
+                    night.cells[key + (device, check)] = (_CODE[status], _valid_since(cell.get("since"), name))
+    # A failure's `since`: as the matrix says, else carried from the night before.
+    for key, (code, since) in night.cells.items():
+        if code == "F" and not since:
+            earlier = before.cells.get(key) if before else None
+            since = earlier[1] if earlier and earlier[0] == "F" else name
+            night.cells[key] = (code, since)
+    return night, run_ids
 
 
 class Comparison:
@@ -148,7 +217,9 @@ class Comparison:
         found = {name: defaultdict(list) for name in ("newly_failing", "still_failing", "fixed",
                                                       "flaky", "newly_skipped")}
         window = self.nights[-(self.window - 1):] if self.window > 1 else []
-        for key, code in self.tonight_cells.items():
+        # Without an earlier night nothing is new, fixed or still failing:
+        # every failure would read "newly failing" beside "compared: none".
+        for key, code in self.tonight_cells.items() if self.last else ():
             last = self._last_ran(key)
             host = f"{key[0]} ({key[1]})"
             if code == "F":
@@ -168,6 +239,7 @@ class Comparison:
         report = {name: _listed(groups, name) for name, groups in found.items()}
         report["stale_hosts"] = self._stale()
         report["nights"] = [n.name for n in self.nights]
+        report["compared_with"] = self.last.name if self.last else None
         report["rules"] = {k: v.format(window=self.window, stale=self.stale_after) for k, v in RULES.items()}
         report["flaky_window"] = self.window
         report["stale_after"] = self.stale_after

@@ -15,6 +15,8 @@ import re
 import shutil
 from xml.sax.saxutils import quoteattr, escape
 
+from tdc.fleet.matrix import naming as matrix_naming
+
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
@@ -32,6 +34,7 @@ def _text(text):
 
 
 class Writer:
+    @matrix_naming(lambda self: self.body_path)
     def __init__(self, path, name):
         self.path, self.name = path, name
         self.body_path = path + ".body"
@@ -39,6 +42,7 @@ class Writer:
         self.totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
         self.names = set()
 
+    @matrix_naming(lambda self: self.body_path)
     def add(self, row):
         host, build = row["host"], row["build"]
         cases, counts = [], {"tests": 0, "failures": 0, "errors": 0, "skipped": 0, "time": 0.0}
@@ -86,7 +90,15 @@ class Writer:
             self.totals[key] += counts[key]
 
     def close(self):
-        self.body.close()
+        self._close_body()
+        self._assemble()
+
+    @matrix_naming(lambda self: self.body_path)
+    def _close_body(self):
+        self.body.close()   # what is still buffered is written now
+
+    @matrix_naming(lambda self: self.path + ".tmp")
+    def _assemble(self):
         t = self.totals
         with open(self.path + ".tmp", "w", encoding="utf-8") as out:
             out.write(f'<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name={_attr(self.name)} '
@@ -99,7 +111,10 @@ class Writer:
         os.replace(self.path + ".tmp", self.path)
 
     def abandon(self):
-        self.body.close()
+        try:
+            self.body.close()
+        except OSError:
+            pass  # what it could not write is being thrown away
         for path in (self.body_path, self.path + ".tmp"):
-            if os.path.exists(path):
+            if os.path.lexists(path):
                 os.unlink(path)

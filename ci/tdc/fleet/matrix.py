@@ -123,6 +123,7 @@ def row(host, build, task=None, package=None):
         "exit_code": task.exit_code if task else None,
         "reason": task.reason if task else "",
         "package": package.path if package else (task.package if task else None),
+        "run_id": (package.run_id or None) if package else None,
         "verified": False, "trust": "no package", "problems": [], "qualification": [],
         "signature": "", "devices": {}, "counts": dict.fromkeys(STATUSES, 0), "cells": {},
         "benchmarks": {},
@@ -164,6 +165,19 @@ KIND = "tdc-fleet-matrix"
 _ROWS = '"rows":['
 
 
+def naming(path_of):
+    """A method whose OSError (a full disk: ENOSPC carries no file name)
+    becomes one line naming the file being written."""
+    def wrap(method):
+        def named(self, *args):
+            try:
+                return method(self, *args)
+            except OSError as error:
+                raise InputError(f"cannot write {path_of(self)}: {error.strerror or error}")
+        return named
+    return wrap
+
+
 class Writer:
     """Writes matrix.json one row at a time, so a 1,000-host merge never
     holds every row: the header on the first line, one row a line, then the
@@ -172,16 +186,23 @@ class Writer:
 
     def __init__(self, path, header):
         self.path, self.tmp, self.rows = path, path + ".tmp", 0
+        self.file = None
+        self._open(header)
+
+    @naming(lambda self: self.tmp)
+    def _open(self, header):
         self.file = open(self.tmp, "w", encoding="utf-8")
         head = json.dumps({"schema_version": SCHEMA_VERSION, "kind": KIND, **header}, separators=(",", ":"))
         self.file.write(head[:-1] + "," + _ROWS + "\n")
 
+    @naming(lambda self: self.tmp)
     def add(self, row):
         if self.rows:
             self.file.write(",\n")
         self.file.write(json.dumps(row, separators=(",", ":")))
         self.rows += 1
 
+    @naming(lambda self: self.tmp)
     def close(self, tail):
         body = json.dumps(tail, separators=(",", ":"), indent=None)
         self.file.write("\n],\n" + body[1:] + "\n" if tail else "\n]}\n")
@@ -189,8 +210,12 @@ class Writer:
         os.replace(self.tmp, self.path)
 
     def abandon(self):
-        self.file.close()
-        if os.path.exists(self.tmp):
+        try:
+            if self.file:
+                self.file.close()
+        except OSError:
+            pass  # what it could not write is being thrown away
+        if os.path.lexists(self.tmp):
             os.unlink(self.tmp)
 
 

@@ -7,9 +7,12 @@ problems split into two kinds, and what the matrix needs from it.
                           its MANIFEST, an extra or unknown file; a damaged
                           STATEMENT, context, summary, waivers, JUnit or
                           GoogleTest XML; JUnit and summary disagreeing; files
-                          of different runs; another suite version; and (with
-                          --allowed-signers) no signature, a bad one, or a
-                          signer not allowed for the host the package claims.
+                          of different runs; another suite version; a host
+                          name that is no host name (a NUL, a control
+                          character); and (with --allowed-signers) no
+                          signature, a bad one, or a signer not allowed for
+                          the host the package claims, the Slurm node it
+                          claims, or the node its task ran on.
                           Its results are not merged: the row reads unverified.
   qualification problems  an authentic package whose run does not qualify:
                           a failed or missing check, a level below the claim,
@@ -40,6 +43,7 @@ class Package:
     trust_problems: list = field(default_factory=list)
     qualification_problems: list = field(default_factory=list)
     signature: str = ""                              # the signature's verdict, or why not checked
+    run_id: str = ""                                 # context.json's, when readable
 
 
 def is_qualification_problem(problem):
@@ -56,8 +60,10 @@ def scratch():
     return None
 
 
-def open_package(path, allowed_signers=None):
-    """A Package; a package that cannot be read is a trust problem, not an error."""
+def open_package(path, allowed_signers=None, filed_under=None):
+    """A Package; a package that cannot be read is a trust problem, not an error.
+    filed_under: the host its row is filed under (the task's node), which the
+    signer must be allowed for too (tdc.verify.check_signature)."""
     package = Package(path=path)
     with tempfile.TemporaryDirectory(prefix="tdc-merge-", dir=scratch()) as tmp:
         digests = {}
@@ -67,13 +73,17 @@ def open_package(path, allowed_signers=None):
             package.trust_problems.append(f"not a readable package: it {error}")
             return package
         problems = []
-        _, _, summary, context, _ = upstream.verify.check_stage(stage, problems, allowed_signers, digests)
+        _, _, summary, context, _ = upstream.verify.check_stage(stage, problems, allowed_signers, digests,
+                                                                filed_under)
         package.context, package.summary = context or {}, summary or {}
-        package.host = str(package.context.get("host") or "")
+        # A host that is no host name (a NUL, an escape sequence, a lone
+        # surrogate) is a trust problem (check_stage); the row shows it escaped.
+        package.host = upstream.printable(str(package.context.get("host") or ""))
+        package.run_id = str(package.context.get("run_id") or "")
         for problem in dict.fromkeys(problems):
             (package.qualification_problems if is_qualification_problem(problem)
              else package.trust_problems).append(problem)
-        package.signature = _signature_line(problems, allowed_signers, package.host)
+        package.signature = _signature_line(problems, allowed_signers, package.context, filed_under)
         if not package.trust_problems:
             package.benchmarks = _benchmarks(stage, digests)
     if package.benchmarks is None:  # no digest of its series: read from the files, of the package verified
@@ -99,14 +109,14 @@ def _read_later(path):
     return not path.startswith("bench/") or path in (f"bench/{upstream.bench_results.MEDIANS}", "bench/gate.json")
 
 
-def _signature_line(problems, allowed_signers, host):
+def _signature_line(problems, allowed_signers, context, filed_under):
     if not allowed_signers:
         return "not checked (no --allowed-signers)"
     for problem in problems:
-        if problem.startswith(("unsigned:", "bad signature:", "signer does not match host:",
-                               "unknown signer:", "the package names no host")):
+        if problem.startswith(upstream.verify.SIGNATURE_PROBLEMS):
             return problem
-    return f"signed by a key allowed for {host}"
+    names = [name for name, _ in upstream.verify.signed_names(context, filed_under)]
+    return f"signed by a key allowed for {', '.join(names)}"
 
 
 def _benchmarks(stage, digests):

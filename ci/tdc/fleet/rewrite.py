@@ -92,6 +92,16 @@ class Package:
             self.files[name] = data.replace(old.encode(), version.encode())
         return old
 
+    def set_run_id(self, run_id):
+        """The package becomes run run_id (context, summary, JUnit, STATEMENT
+        alike): what the self-tests' later nights need, since a run merged on
+        one night is a replay on the next (ci/merge --history). Returns the old id."""
+        old = self.json("context.json")["run_id"]
+        self._flush()
+        for name, data in self.files.items():
+            self.files[name] = data.replace(old.encode(), run_id.encode())
+        return old
+
     def fail(self, check, device, message, prerequisite=None, twins=False):
         """Every test of `check` on `device` fails with message (a dependent
         when prerequisite names the check it depends on); the loopback

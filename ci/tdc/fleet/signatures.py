@@ -1,5 +1,5 @@
 """Hosts grouped by failure signature, and each root-cause failure judged a
-node fault or a regression.
+node fault or a build-wide failure.
 
 A row's signature is the set of its root-cause failures, each a check on a
 device ("EventBlock.ConsumerStreamWaitsForTheProducersEvent on cuda:3");
@@ -9,20 +9,25 @@ TIMEOUT", "unverified: bad signature". Rows with the same signature form one
 group, largest first, so 1,000 hosts read as a handful of lines.
 
 The rule for a root-cause failure of check C in build B (docs/fleet.md):
-  regression          every host of B that ran C fails it (at least 2 hosts);
-  driver regression   the hosts of B that fail C are exactly those whose
-                      failing device has driver D, and B's hosts with other
-                      drivers pass it;
-  node fault          other hosts of B pass C: the failing hosts are at fault;
-  undetermined        one host ran C in B: nothing to compare it with.
+  build-wide failure   every host of B that ran C fails it (at least 2 hosts);
+  driver-wide failure  the hosts of B that fail C are exactly those whose
+                       failing device has driver D, and B's hosts with other
+                       drivers pass it;
+  node fault           other hosts of B pass C: the failing hosts are at fault;
+  undetermined         one host ran C in B: nothing to compare it with.
+These judge tonight's hosts against each other, never against an earlier
+night: what changed since one is tdc.fleet.history's ("newly failing"). The
+kinds were once "regression" and "driver regression", which read as "newly
+failing since last night".
 """
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-KINDS = ("regression", "driver regression", "node fault", "undetermined")
+KINDS = ("build-wide failure", "driver-wide failure", "node fault", "undetermined")
 RULES = {  # the module's rule, above, as the reports state it
-    "regression": "every host of the build that ran the check fails it (at least 2 hosts)",
-    "driver regression": "the hosts that fail it are exactly those whose failing device has one driver, "
+    "build-wide failure": "fails on every host of the build that ran the check (at least 2 hosts); "
+                          "tonight's hosts compared, not earlier nights",
+    "driver-wide failure": "the hosts that fail it are exactly those whose failing device has one driver, "
                          "and the build's hosts with other drivers pass it",
     "node fault": "other hosts of the build pass it: the failing hosts are at fault",
     "undetermined": "one host of the build ran it: nothing to compare it with",
@@ -141,7 +146,7 @@ def _judge(build, check, hosts, ran, passing):
                        message=f"{check} fails on {hosts and next(iter(hosts))}, the only host of "
                                f"build {build} that ran it")
     elif not passing:
-        finding.update(kind="regression",
+        finding.update(kind="build-wide failure",
                        message=f"{check} fails on every host of build {build} that ran it "
                                f"({len(ran)} hosts)")
     else:
@@ -149,7 +154,7 @@ def _judge(build, check, hosts, ran, passing):
         others = [d for d in passing if driver is not None and driver not in d.drivers.values()]
         same_driver_passing = [d for d in passing if driver is not None and driver in d.drivers.values()]
         if driver and others and not same_driver_passing and len(failing_rows) >= 2:
-            finding.update(kind="driver regression", driver=driver,
+            finding.update(kind="driver-wide failure", driver=driver,
                            message=f"{check} fails on every host of build {build} whose device has "
                                    f"driver {driver} ({len(failing_rows)}), and passes on "
                                    f"{len(others)} with other drivers")

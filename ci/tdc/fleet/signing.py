@@ -11,9 +11,12 @@ whose principals are host names or patterns:
     n*,gpu-*  ssh-ed25519 AAAA...      # the lab key, for every node it names
 
 A package verifies only when it is signed, the signature is good over its
-MANIFEST in the namespace below, and the signer is allowed for the host the
-package claims. Every other outcome is a Verdict with one line saying why.
-Needs ssh-keygen (Debian's openssh-client, 8.2 or later)."""
+MANIFEST in the namespace below, and the signer is allowed for every name
+the package is filed under: the host it claims, the Slurm node it claims
+(context.json's slurm.node) and, in a merge, the node the scheduler ran its
+task on (tdc.verify.check_signature asks once per name). Every other
+outcome is a Verdict with one line saying why. Needs ssh-keygen (Debian's
+openssh-client, 8.2 or later)."""
 import os
 import shutil
 import subprocess
@@ -75,7 +78,12 @@ def sign(manifest, key):
 
 
 def check_allowed_signers(path):
-    """Refuses an allowed_signers file that cannot be read or has no key."""
+    """Refuses an allowed_signers file that cannot be read or has no key, and
+    an empty name (an unset variable, `--allowed-signers "$TDC_ALLOWED_SIGNERS"`),
+    which would otherwise turn the check off without a word."""
+    if not path.strip():
+        raise SigningError("--allowed-signers is empty: name an allowed_signers file (is the variable "
+                           "that should hold it unset?); without the option nothing checks who made a package")
     try:
         with open(path) as f:
             lines = [l for l in f.read().splitlines() if l.strip() and not l.lstrip().startswith("#")]
@@ -85,13 +93,31 @@ def check_allowed_signers(path):
         raise SigningError(f"allowed signers file {path} lists no signer")
 
 
-def verify(manifest_data, signature_data, allowed_signers, host):
+def principal_problem(name):
+    """Why name cannot be a host a signer is allowed for, or None: empty,
+    longer than a host name, or holding a character no host name has (a
+    control or format character, a surrogate, white space, a comma, which
+    separates principals). Such a name never reaches ssh-keygen (a NUL in an
+    argument is an error there, not a verdict)."""
+    if not isinstance(name, str) or not name:
+        return "it is empty"
+    if len(name) > 253:
+        return f"it is {len(name)} characters long, more than a host name has (253)"
+    odd = next((c for c in name if not c.isprintable() or c.isspace() or c == ","), None)
+    return None if odd is None else f"it holds {odd!r}, which no host name has"
+
+
+def verify(manifest_data, signature_data, allowed_signers, host, claim="that the package claims"):
     """Whether signature_data (bytes, or None when the package has none) is a
-    good signature over manifest_data by a key allowed_signers allows for host."""
+    good signature over manifest_data by a key allowed_signers allows for
+    host; claim says in the verdict what host is to the package."""
     if signature_data is None:
         return Verdict(False, f"unsigned: the package has no {SIGNATURE} (ci/package --sign-key)")
     if not host:
         return Verdict(False, "the package names no host (context.json 'host'): no signer can match it")
+    why = principal_problem(host)
+    if why:
+        return Verdict(False, f"not a host name: {host!r} {claim}: {why}: no signer can match it")
     with tempfile.NamedTemporaryFile(prefix="tdc-sig-") as sig:
         sig.write(signature_data)
         sig.flush()
@@ -100,6 +126,11 @@ def verify(manifest_data, signature_data, allowed_signers, host):
         if run.returncode == 0:
             key = _key_of(run.stdout.decode(errors="replace"))
             return Verdict(True, f"signed for {host}{key}", host)
+        # The file lists the key, but its options refuse it here (namespaces=,
+        # valid-after=, valid-before=): ssh-keygen says which on the way.
+        restricted = _restriction(run.stderr.decode(errors="replace"))
+        if restricted:
+            return Verdict(False, f"signer's key refused by its allowed_signers options: {restricted}")
         # Why not: a damaged or foreign signature, or a good one by a key
         # that is not allowed for this host (whose, if the file knows it).
         good = _run(["-Y", "check-novalidate", "-n", NAMESPACE, "-s", sig.name], manifest_data)
@@ -111,9 +142,17 @@ def verify(manifest_data, signature_data, allowed_signers, host):
         principals = found.stdout.decode(errors="replace").split() if found.returncode == 0 else []
         if principals:
             return Verdict(False, f"signer does not match host: signed by a key allowed for "
-                                  f"{','.join(principals)}{key}, not for {host} that the package claims",
+                                  f"{','.join(principals)}{key}, not for {host} {claim}",
                            ",".join(principals))
         return Verdict(False, f"unknown signer: the signing key{key} is not in {allowed_signers}")
+
+
+_RESTRICTIONS = ("not permitted for use in signature namespace", "key has expired", "key is not yet valid")
+
+
+def _restriction(text):
+    """ssh-keygen's line saying an allowed_signers option refused the key, or ""."""
+    return next((line.strip() for line in text.splitlines() if any(r in line for r in _RESTRICTIONS)), "")
 
 
 def _key_of(text):

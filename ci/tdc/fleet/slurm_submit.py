@@ -30,10 +30,15 @@ import re
 import shlex
 import sys
 
-from tdc import ROOT, cli
+from tdc import ROOT, cli, packaging
 from tdc.errors import InputError
 from tdc.fleet.slurm import SlurmError, gres_gpus, run
 
+# Slurm's time limit syntax (sbatch(1) --time): minutes, minutes:seconds,
+# hours:minutes:seconds, days-hours, days-hours:minutes, days-hours:minutes:seconds.
+TIME_LIMIT = re.compile(r"^(\d+(:\d{1,2}){0,2}|\d+-\d{1,2}(:\d{1,2}){0,2}|UNLIMITED|unlimited|infinite)$")
+MAX_GPUS = 1024
+MAX_RUNNING = 100000
 UNAVAILABLE = ("drain", "down", "fail", "maint", "unknown", "future", "inval", "reboot", "power")
 DEFAULT_TIME = {1: "15", 2: "90", 3: "180"}
 
@@ -108,13 +113,35 @@ def plan_builds(args):
     return builds
 
 
+def check_inputs(args):
+    """What would fail the night hours later, refused now with one line each
+    (issue 34, finding 10): a STATEMENT field a package cannot hold (every
+    package would be refused), a history or backend library that does not
+    exist, a time limit, GPU count or throttle Slurm would refuse or misread."""
+    for key in ("product", "submitter"):
+        value = getattr(args, key)
+        if not str(value).strip():
+            raise InputError(f"--{key} is empty: every package needs one")
+        packaging.statement_value(key, value)   # a newline or control character: one line, refused
+    if args.history is not None and not os.path.isdir(args.history):
+        raise InputError(f"--history={args.history}: not a folder (ci/merge --history reads earlier "
+                         "nights' matrices from it): create it, or leave the option out")
+    if args.backend_lib not in (None, "loopback") and not os.path.isfile(args.backend_lib):
+        raise InputError(f"--backend-lib={args.backend_lib}: no such file (give 'loopback' or a "
+                         "shared library every node can read)")
+    if args.time is not None and not TIME_LIMIT.match(args.time):
+        raise InputError(f"--time={args.time!r}: not a Slurm time limit (minutes, [days-]hours:minutes:seconds, "
+                         "days-hours[:minutes])")
+    if not (args.gpus == "auto" or (re.fullmatch(r"[0-9]+", args.gpus) and int(args.gpus) <= MAX_GPUS)):
+        raise InputError(f"--gpus={args.gpus!r}: expected auto or a count (0..{MAX_GPUS})")
+    if args.max_running is not None and not 1 <= args.max_running <= MAX_RUNNING:
+        raise InputError(f"--max-running={args.max_running}: expected 1..{MAX_RUNNING} tasks at once")
+
+
 def make_plan(args):
-    if not (args.gpus == "auto" or args.gpus.isdigit()):
-        raise InputError(f"--gpus='{args.gpus}': expected auto or a count")
+    check_inputs(args)
     if args.level == 3 and args.bench == "off":
         raise InputError("--level=3 needs the benchmarks: drop --bench=off")
-    if args.max_running is not None and args.max_running < 1:
-        raise InputError(f"--max-running={args.max_running}: at least 1")
     if not 10 <= args.budget <= 86400:
         raise InputError(f"--budget={args.budget}: expected 10..86400 seconds (ci/health's range)")
     results = os.path.abspath(args.results)

@@ -68,6 +68,9 @@ def parse(data, path):
                                  f"expected {_names(kind)}")
         if not item["host"].strip() or not item["build"].strip():
             raise InputError(f"{where}: host and build must not be empty")
+        odd = next((item[k] for k in ("host", "build") if not item[k].isprintable()), None)
+        if odd is not None:
+            raise InputError(f"{where}: {odd!r} holds a control or unprintable character: not a host or build")
         if item["state"] not in STATES:
             raise InputError(f"{where}: state {item['state']!r} is not a finished Slurm state "
                              f"({', '.join(STATES)})")

@@ -1,7 +1,7 @@
 """What tdc.fleet and tdc.report take from the rest of TDC, in one place:
-the error and command-line conventions (tdc.errors, tdc.cli), the package
-format and its verifier (tdc.packaging, tdc.verify), the suite version
-(tdc.context), test names (tdc.names), what the ordering checks observed
+the error and command-line conventions (tdc.errors, tdc.cli), text for a
+terminal (tdc.terminal), the package format and its verifier
+(tdc.packaging, tdc.verify), the suite version (tdc.context), test names (tdc.names), what the ordering checks observed
 (tdc.ordering) and the benchmark reader (tdc.bench.results). The fleet and
 report modules import these names from here, so a change there is one edit
 here.
@@ -16,6 +16,7 @@ from tdc import context, names, ordering, packaging, results, safeio, verify  # 
 from tdc.bench import results as bench_results  # noqa: F401 - re-exported
 from tdc.cli import BAD_INPUT, Parser, run_main, whole  # noqa: F401 - re-exported
 from tdc.errors import InputError, one_line  # noqa: F401 - re-exported
+from tdc.terminal import printable  # noqa: F401 - re-exported
 
 
 def require(module, debian_package):

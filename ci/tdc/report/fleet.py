@@ -1,7 +1,7 @@
 """The fleet report: DIR/fleet.html from a merged matrix (ci/merge writes it).
 
 Hosts grouped by failure signature, each root-cause failure judged a node
-fault or a regression, a check x device grid of how many hosts fail, what
+fault or a build-wide failure, a check x device grid of how many hosts fail, what
 changed against earlier nights, the performance outliers with charts of
 their peers, and every row folded at the end: at 1,000 hosts the page reads
 as its signatures, not as a 1,000-row grid."""
@@ -54,7 +54,7 @@ def view(document, digests, collector=None):
             "signatures": groups, "findings": document["findings"],
             "finding_rules": signatures.RULES,
             "grid": grid, "cells": details, "fail_devices": devices, "fail_checks": checks,
-            "history": document.get("history"), "history_sections": HISTORY,
+            "history": document.get("history"), "history_sections": HISTORY, "night": document["night"],
             "outliers": document["outliers"], "outlier_charts": outlier_charts(document, collector),
             "rows": sorted(digests, key=lambda d: (d.trust == "verified", not d.roots, d.host, d.build))}
 

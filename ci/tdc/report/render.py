@@ -24,8 +24,16 @@ def render(template, **values):
 
 
 def write(path, text):
+    """Writes the page atomically; a character no UTF-8 can hold (a lone
+    surrogate from a package) is written escaped, and a failed write leaves
+    no temporary file behind."""
     tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "w", encoding="utf-8", errors="backslashreplace") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
     return path

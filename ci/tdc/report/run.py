@@ -229,11 +229,17 @@ def main(argv=None):
     def body(args):
         parser = upstream.Parser("report", __doc__)
         parser.add_argument("results", help="a results folder (summary.json, context.json, bench/)")
-        parser.add_argument("--out", help="the HTML file to write (default RESULTS/report.html)")
+        parser.add_argument("--out", help="the HTML file to write, or a folder to write report.html into "
+                                          "(default RESULTS/report.html)")
         options = parser.parse_args(args)
         if not os.path.isdir(options.results):
             raise InputError(f"{options.results}: not a results folder")
-        print(write_run_report(options.results, options.out))
+        out = options.out
+        if out and os.path.isdir(out):   # `--out /tmp`: the page goes in it, never beside it as /tmp.tmp
+            out = os.path.join(out, "report.html")
+        elif out and not os.path.isdir(os.path.dirname(os.path.abspath(out))):
+            raise InputError(f"--out {out}: folder {os.path.dirname(os.path.abspath(out))} does not exist")
+        print(write_run_report(options.results, out))
         return 0
     return upstream.run_main("report", body, argv)
 
