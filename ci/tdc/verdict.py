@@ -4,7 +4,9 @@ node-problem-detector's convention: exit 0 healthy, 1 unhealthy, 2 unknown.
   ci/verdict.py --summary summary.json [--level N] [--why-unknown TEXT] [--out FILE] [--quiet]
 Prints one JSON object (and writes it to --out):
   {"verdict": "healthy" | "unhealthy" | "unknown", "message": one line,
-   "failing": [{"check", "device", "message", "dependents"}], "counted": {...}, ...}
+   "failing": [{"check", "device", "message", "dependents"}], "counted": {...},
+   "what_to_add": the summary's, one entry per missing piece with its fix and
+   its docs/backends.md section (empty unless unhealthy), ...}
 The level's rule (tdc.levels): every selected entry counts, configuration
 errors and not-built entries included (a failed TdcConfiguration.* entry of
 the node's own suites, a bad setting, is unknown with its one line); the loopback twins' passes never
@@ -114,7 +116,9 @@ def verdict(argv):
         "verdict": outcome, "message": message, "level": args.level,
         "host": str(context.get("host") or socket.gethostname()),
         "run_id": summary.get("run_id"), "seconds": summary.get("wall_seconds"),
-        "failing": failing, "devices": summary.get("devices", {}), "counted": counted})
+        "failing": failing,
+        "what_to_add": summary.get("what_to_add", []) if outcome == "unhealthy" else [],
+        "devices": summary.get("devices", {}), "counted": counted})
     if args.out:
         results.write(args.out, document, "verdict")
     if not args.quiet:
