@@ -21,7 +21,7 @@ FAILED, SKIPPED, PASSED = "failed", "skipped", "passed"
 # check has no line: its location is "unknown file".
 _LOCATION = re.compile(r"^(\S+:\d+|unknown file)(: (Failure|Skipped))?$")
 # An exception the check did not catch: GoogleTest quotes its what().
-_EXCEPTION = re.compile(r'C\+\+ exception with description "(.*)" thrown in ([^\n"]*?)\.?\s*$', re.S)
+_EXCEPTION = re.compile(r'C\+\+ exception with description "(.*?)" thrown in ([^\n"]*?)\.?[ \t]*$', re.S | re.M)
 # c10::Error's what() ends in its backtrace: "Exception raised from <function>
 # at <file>:<line> (most recent call first):" and one "frame #N: ..." a line.
 _RAISED_FROM = re.compile(r"^Exception raised from (.*?)(?: \(most recent call first\):?)?$")
