@@ -102,7 +102,7 @@ def first_reason(text):
     """Why, in one line of up to REASON_LIMIT characters. A thrown exception
     is its description (never GoogleTest's "unknown file"); an assertion
     with a message is the message, GoogleTest's expression after it in
-    brackets; one without is GoogleTest's lines run together. A first line
+    brackets where both fit; one without is GoogleTest's lines run together. A first line
     that ends in ':' runs on with the lines after it."""
     description = exception_description(text)
     if description is not None:
@@ -110,8 +110,9 @@ def first_reason(text):
     assertion, message = split_assertion(text)
     if message:
         reason = " ".join(message) if message[0].endswith(":") else message[0]
-        if assertion:
-            reason += " [" + " ".join(assertion) + "]"
+        expression = " [" + " ".join(assertion) + "]" if assertion else ""
+        if len(reason) + len(expression) <= REASON_LIMIT:  # never half an expression
+            reason += expression
     else:
         reason = " ".join(assertion)
     return reason[:REASON_LIMIT]
