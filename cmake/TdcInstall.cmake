@@ -74,7 +74,8 @@ install(DIRECTORY ci/ DESTINATION share/tdc/ci USE_SOURCE_PERMISSIONS
   PATTERN conformance EXCLUDE PATTERN selftest EXCLUDE PATTERN sanitize EXCLUDE
   PATTERN "offline-*" EXCLUDE)
 install(PROGRAMS bin/tdc DESTINATION bin)
-install(FILES README.md CHANGELOG.md docs/install.md DESTINATION share/doc/tdc)
+# docs/backends.md too: the summary cites its sections in "What to add" (tdc.backends_doc).
+install(FILES README.md CHANGELOG.md docs/install.md docs/backends.md DESTINATION share/doc/tdc)
 
 # source.json: the commit and whether the tree was dirty, what context.json
 # records of an installed run (ci/verify refuses a dirty one). Taken when

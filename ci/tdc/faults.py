@@ -29,7 +29,8 @@ HOOKS_DIR = os.path.join(ROOT, "fixtures", "loopback", "faults")
 NAME = re.compile(r"^[a-z0-9]+(?:[-=][a-z0-9]+)*$")
 TOP_KEYS = {"about", "groups", "faults"}
 FAULT_KEYS = {"name", "group", "breaks", "notes", "env", "runs", "must_fail", "must_pass", "must_skip",
-              "tolerated", "requirement", "not_applicable", "prerequisite_owner", "message_contains"}
+              "tolerated", "requirement", "not_applicable", "prerequisite_owner", "message_contains",
+              "what_to_add"}
 REQUIRED = ("name", "group", "breaks")
 KINDS = ("must_fail", "must_pass", "must_skip")
 CHECK_KEYS = {"check", "index", "dtype", "not_on"}
@@ -77,6 +78,9 @@ class Fault:
         self.not_applicable = dict(entry.get("not_applicable", {}))
         self.prerequisite_owner = entry.get("prerequisite_owner")
         self.message_contains = list(entry.get("message_contains", []))
+        # The run's "What to add" (tdc.summarize.what_to_add): one entry per
+        # text, each naming its text, and no other entry.
+        self.what_to_add = list(entry.get("what_to_add", []))
         # Why a conforming suite passes under it (LibTorch allows the
         # behaviour): its must_pass checks are then what it proves.
         self.tolerated = entry.get("tolerated", "")
@@ -100,6 +104,18 @@ class Fault:
             dtypes = _as_list(entry.get("dtype"))
             result += [Check(entry["check"], index, dtype) for index in indices for dtype in dtypes]
         return result
+
+    def what_to_add_problems(self, entries):
+        """What is wrong with a run's "What to add" (the summary's entries)
+        for this fault: a text no entry names, an entry that names none."""
+        if not self.what_to_add:
+            return []
+        fixes = [entry["fix"] for entry in entries]
+        problems = [f"What to add does not name {text!r}" for text in self.what_to_add
+                    if not any(text in fix for fix in fixes)]
+        problems += [f"What to add names another gap too: {fix!r}" for fix in fixes
+                     if not any(text in fix for text in self.what_to_add)]
+        return problems
 
     def skipped_checks(self, kind, backend):
         """'<check>: <reason>' for each check of `kind` left out on `backend`."""
@@ -182,7 +198,7 @@ def _validate(data, path):
             _expect(entry.get(key, {}), dict, path, f"{where}.{key}")
             for k, v in entry.get(key, {}).items():
                 _expect(v, str, path, f"{where}.{key}.{k}")
-        for key in ("runs", "message_contains"):
+        for key in ("runs", "message_contains", "what_to_add"):
             _expect(entry.get(key, []), list, path, f"{where}.{key}")
             for j, v in enumerate(entry.get(key, [])):
                 _expect(v, str, path, f"{where}.{key}[{j}]")

@@ -17,8 +17,22 @@ from tdc.errors import InputError
 
 FAILED, SKIPPED, PASSED = "failed", "skipped", "passed"
 # GoogleTest prints "file:line: Failure" before the message, and "file:line"
-# before a skip's reason: they say where, not why.
-_LOCATION = re.compile(r"^\S+:\d+(: (Failure|Skipped))?$")
+# before a skip's reason: they say where, not why. An exception thrown in a
+# check has no line: its location is "unknown file".
+_LOCATION = re.compile(r"^(\S+:\d+|unknown file)(: (Failure|Skipped))?$")
+# An exception the check did not catch: GoogleTest quotes its what().
+_EXCEPTION = re.compile(r'C\+\+ exception with description "(.*?)" thrown in ([^\n"]*?)\.?[ \t]*$', re.S | re.M)
+# c10::Error's what() ends in its backtrace: "Exception raised from <function>
+# at <file>:<line> (most recent call first):" and one "frame #N: ..." a line.
+_RAISED_FROM = re.compile(r"^Exception raised from (.*?)(?: \(most recent call first\):?)?$")
+_FRAME = re.compile(r"^frame #\d+: ")
+# GoogleTest's own account of an assertion (EXPECT_TRUE's "Value of:",
+# EXPECT_EQ's "Expected equality of these values:", EXPECT_NE's "Expected:
+# (a) != (b), actual: ...", EXPECT_NEAR's "The difference between ..."), its
+# continuation lines, and what follows: the check's own message.
+_ASSERTION_START = re.compile(r"^(Value of: |Expected equality of these values:|Expected: |"
+                              r"The difference between |Death test: )")
+_ASSERTION_MORE = re.compile(r"^(\s+\S|Expected: |Actual: |Which is: |With diff:|@@ |.* evaluates to .*[,.]$)")
 
 
 def status_of(case):
@@ -55,13 +69,63 @@ def meaningful_lines(text):
             if line.strip() and not _LOCATION.match(line.strip()) and line.strip() not in _GENERIC]
 
 
+def exception_description(text):
+    """The what() of an exception GoogleTest caught in a check ("C++ exception
+    with description ... thrown in the test body"), its c10 backtrace cut to
+    the frame that raised it; None when the text holds no such exception."""
+    match = _EXCEPTION.search(text or "")
+    if not match:
+        return None
+    kept = []
+    for line in match.group(1).splitlines():
+        raised = _RAISED_FROM.match(line.strip())
+        if raised:
+            kept.append(f"(raised from {raised.group(1)})")
+            break
+        if _FRAME.match(line.strip()):
+            break
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def split_assertion(text):
+    """(GoogleTest's lines about the assertion, the check's message lines) of
+    one failure text, locations and generic words left out."""
+    lines = [line.rstrip() for line in (text or "").splitlines()
+             if line.strip() and not _LOCATION.match(line.strip()) and line.strip() not in _GENERIC]
+    if not lines or not _ASSERTION_START.match(lines[0]):
+        return [], [line.strip() for line in lines]
+    end = 1
+    while end < len(lines) and _ASSERTION_MORE.match(lines[end]):
+        end += 1
+    return [line.strip() for line in lines[:end]], [line.strip() for line in lines[end:]]
+
+
+def says_only_where_or_what(message):
+    """True for a failure message that is no reason: empty, a bare location
+    ("unknown file", "x.cpp:12"), or GoogleTest's expression with no message
+    of the check's ("Value of: ...", "Expected equality of these values: ...")."""
+    text = (message or "").strip()
+    return not text or bool(_LOCATION.match(text)) or bool(_ASSERTION_START.match(text))
+
+
 def first_reason(text):
-    """The first meaningful line; one that ends in ':' ("Expected equality of
-    these values:") runs on with the lines after it, up to REASON_LIMIT."""
-    lines = meaningful_lines(text)
-    if not lines:
-        return ""
-    reason = " ".join(lines) if lines[0].endswith(":") else lines[0]
+    """Why, in one line of up to REASON_LIMIT characters. A thrown exception
+    is its description (never GoogleTest's "unknown file"); an assertion
+    with a message is the message, GoogleTest's expression after it in
+    brackets where both fit; one without is GoogleTest's lines run together. A first line
+    that ends in ':' runs on with the lines after it."""
+    description = exception_description(text)
+    if description is not None:
+        text = description
+    assertion, message = split_assertion(text)
+    if message:
+        reason = " ".join(message) if message[0].endswith(":") else message[0]
+        expression = " [" + " ".join(assertion) + "]" if assertion else ""
+        if len(reason) + len(expression) <= REASON_LIMIT:  # never half an expression
+            reason += expression
+    else:
+        reason = " ".join(assertion)
     return capped(reason)
 
 

@@ -14,14 +14,19 @@ as the device's `ordering` (tdc.ordering). Each failure carries its reason: Goog
 JUnit message, else the last meaningful line the entry printed (a crash, a
 timeout, a configuration error). Failures are grouped by root cause: a
 failure whose output has "prerequisite failed: ... (checked by Suite.Check...)"
-is listed under the check it names, root causes first.
+is listed under the check it names, root causes first. A failure that shows
+a missing piece (tdc.gaps: a kernel LibTorch cannot dispatch, a device
+guard call left at c10's default) reads in TDC's words, and the failures of
+one missing kernel are one root cause. "What to add" closes the console and
+is the summary's `what_to_add`: one line per root cause, most failures
+first, each with its fix and its docs/backends.md section.
 Exit status: 0 all passed, 1 a test failed, 2 a damaged or empty input
 (one line naming it, never a traceback)."""
 import collections
 import re
 import xml.etree.ElementTree as ET
 
-from tdc import cli, ctest, expectation, gtest, junit, names, ordering, results, safeio
+from tdc import backends_doc, cli, ctest, expectation, gaps, gtest, junit, names, ordering, results, safeio
 from tdc.errors import InputError
 
 PREREQUISITE = re.compile(r"^\s*prerequisite failed: .*\(checked by ([^)\s]+)\)", re.MULTILINE)
@@ -70,14 +75,18 @@ def test_of(case, record, outcome=None):
     if record is not None and record.status == junit.FAILED and status == junit.PASSED:
         status = junit.FAILED  # the worse of two honest accounts
     message = ""
+    properties = record.properties if record else {}
+    device = properties.get("device") or names.device_from_name(case.name)
+    gap = None
     if status == junit.FAILED:
         message = junit.capped(failure_reason(case, record, outcome))
+        gap = gaps.of(message, properties.get("device_type") or device.split(":")[0])
+        if gap:
+            message = junit.capped(gap.fix)
     elif status == junit.SKIPPED:
         message = (record.reason if record else "") or case.reason or last_meaningful_line(case.output)
         if record is not None and record.known_failure:
             status = "known_failure"
-    properties = record.properties if record else {}
-    device = properties.get("device") or names.device_from_name(case.name)
     check = properties.get("check") or names.check_name(case.name)
     test = {"name": case.name, "check": check, "device": device, "status": status,
             "seconds": case.seconds, "message": message, "twin": names.is_twin(case.name),
@@ -95,6 +104,8 @@ def test_of(case, record, outcome=None):
         test[ordering.PROPERTY] = record.ordering_observed
     if status == junit.FAILED:
         test["prerequisite"] = prerequisite_of(case, record)
+    if gap:
+        test["gap"], test["section"] = gap.key, gap.section
     return test
 
 
@@ -115,7 +126,62 @@ def failures_by_root_cause(tests):
         groups.setdefault(key, {"root_cause": owner, "message": "prerequisite named by dependents "
                                 "(not a failed test of this run)", "dependents": []})
         groups[key]["dependents"].append(test["name"])
-    return list(groups.values())
+    return one_per_kernel(list(groups.values()), tests)
+
+
+KERNEL = "kernel "
+
+
+def one_per_kernel(groups, tests):
+    """The groups with every one whose root cause hit the same missing
+    kernel (its gap) folded into the first: one root cause per kernel,
+    named in the group's `kernel`."""
+    gap_of = {t["name"]: t.get("gap", "") for t in tests}
+    merged, by_kernel = [], {}
+    for group in groups:
+        gap = gap_of.get(group["root_cause"], "")
+        if not gap.startswith(KERNEL):
+            merged.append(group)
+        elif gap in by_kernel:
+            by_kernel[gap]["dependents"] += [group["root_cause"]] + group["dependents"]
+        else:
+            by_kernel[gap] = dict(group, kernel=gap[len(KERNEL):], dependents=list(group["dependents"]))
+            merged.append(by_kernel[gap])
+    return merged
+
+
+def what_to_add(groups, tests):
+    """One entry per missing piece: root causes of one gap (tdc.gaps), or of
+    one check on several devices, are one entry; most failures first."""
+    by_name = {t["name"]: t for t in tests}
+    entries = collections.OrderedDict()
+    for group in groups:
+        test = by_name.get(group["root_cause"], {})
+        check = test.get("check") or names.check_name(group["root_cause"])
+        entry = entries.setdefault(test.get("gap") or check, {
+            "fix": test.get("message") or group["message"] or "failed without saying why",
+            "section": test.get("section") or backends_doc.section_naming(check),
+            "root_causes": [], "devices": [], "failures": 0})
+        entry["root_causes"].append(group["root_cause"])
+        entry["failures"] += 1 + len(group["dependents"])
+        for name in [group["root_cause"]] + group["dependents"]:
+            device = by_name.get(name, {}).get("device")
+            if device and device not in entry["devices"]:
+                entry["devices"].append(device)
+    return sorted(entries.values(), key=lambda entry: -entry["failures"])
+
+
+def what_to_add_lines(entries):
+    """The console's closing block (and the verdict's lines)."""
+    if not entries:
+        return []
+    lines = [f"What to add ({len(entries)} root cause(s), most failures first):"]
+    for number, entry in enumerate(entries, 1):
+        where = (f'docs/backends.md, "{entry["section"]}"' if entry["section"]
+                 else "no docs/backends.md section names it")
+        lines.append(f"  {number}. {entry['fix']} [{where}] ({entry['failures']} failure(s) on "
+                     f"{', '.join(entry['devices']) or '?'}; root cause {entry['root_causes'][0]})")
+    return lines
 
 
 def results_of(cases, records):
@@ -171,6 +237,7 @@ def build(cases, records, context, seconds, level, outcomes=None, selected=None,
         (devices if test["scope"] == "device" else other)[
             test["device"] if test["scope"] == "device" else test["scope"]][test["status"]] += 1
     matched = sum(1 for test in tests if test["metadata"])
+    groups = failures_by_root_cause(tests)
     devices = {d: dict(c) for d, c in sorted(devices.items())}
     for device, verdict in ordering.by_device(tests).items():
         devices[device]["ordering"] = verdict
@@ -183,7 +250,8 @@ def build(cases, records, context, seconds, level, outcomes=None, selected=None,
         "devices": devices,
         "other": {d: dict(c) for d, c in sorted(other.items())},
         "gtest": {"records": len(records), "matched": matched},
-        "failures_by_root_cause": failures_by_root_cause(tests),
+        "failures_by_root_cause": groups,
+        "what_to_add": what_to_add(groups, tests),
         "tests": tests,
     }
 
@@ -257,6 +325,9 @@ def console(summary):
             lines += [""] + matrix_lines(f"{test['name']}: {name}", matrix)
     if summary["wall_seconds"] is not None:
         lines.append(f"\nctest wall time: {summary['wall_seconds']:.1f} s")
+    # What a vendor reads first, then the caveat, just before the verdict's last line.
+    what = what_to_add_lines(summary.get("what_to_add", []))
+    lines += [""] + what if what else []
     caveat = expectation.of_context(summary.get("context"))
     if caveat:
         lines.append(caveat)

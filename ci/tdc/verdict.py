@@ -5,7 +5,9 @@ node-problem-detector's convention: exit 0 healthy, 1 unhealthy, 2 unknown.
 Prints one JSON object (and writes it to --out):
   {"verdict": "healthy" | "unhealthy" | "unknown", "message": one line,
    "failing": [{"check", "device", "message", "dependents"}], "counted": {...},
-   "caveat": "No TDC_EXPECT: ..." or null, ...}
+   "caveat": "No TDC_EXPECT: ..." or null,
+   "what_to_add": the summary's, one entry per missing piece with its fix and
+   its docs/backends.md section (empty unless unhealthy), ...}
 Without TDC_EXPECT a healthy message ends with that caveat (tdc.expectation):
 it checked the devices it found, and says so. Messages are the checks' own,
 whole (their fix is often at the end: docs/backends.md's hints).
@@ -124,8 +126,9 @@ def verdict(argv):
         "verdict": outcome, "message": message, "level": args.level,
         "host": str(context.get("host") or socket.gethostname()),
         "run_id": summary.get("run_id"), "seconds": summary.get("wall_seconds"),
-        "failing": failing, "devices": summary.get("devices", {}), "counted": counted,
-        "caveat": caveat})
+        "failing": failing,
+        "what_to_add": summary.get("what_to_add", []) if outcome == "unhealthy" else [],
+        "devices": summary.get("devices", {}), "counted": counted, "caveat": caveat})
     if args.out:
         results.write(args.out, document, "verdict")
     if not args.quiet:

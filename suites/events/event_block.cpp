@@ -8,6 +8,7 @@ namespace {
 using EventBlock = tdc::OrderingTest;
 
 TEST_P(EventBlock, ConsumerStreamWaitsForTheProducersEvent) {
+  TDC_NEEDS_EVENTS();
   const auto producer = pool_stream();
   const auto consumer = pool_stream();
   ASSERT_NE(producer, consumer) << "the stream pool handed out stream " << producer.id() << " twice running";

@@ -9,6 +9,7 @@ namespace {
 using EventBlockAcrossDevices = tdc::WithSiblingDevice<tdc::OrderingTest>;
 
 TEST_P(EventBlockAcrossDevices, StreamOfAnotherIndexWaitsForTheEvent) {
+  TDC_NEEDS_EVENTS();
   const auto producer = pool_stream();
   const auto consumer = impl().getStreamFromGlobalPool(other_device(), /*isHighPriority=*/false);
   ASSERT_EQ(consumer.device(), other_device());

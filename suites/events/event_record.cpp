@@ -13,6 +13,7 @@ namespace {
 using EventRecord = tdc::OrderingTest;
 
 TEST_P(EventRecord, QueryAndSynchronizeAfterRecord) {
+  TDC_NEEDS_EVENTS();  // this check owns the prerequisite (tdc/stream_fixtures.h)
   c10::Event event(device().type(), tdc::compat::event_flag(/*timing=*/false));
   EXPECT_TRUE(event.query()) << "an event never recorded must report complete";
   const auto stream = pool_stream();

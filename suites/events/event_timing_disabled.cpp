@@ -15,6 +15,7 @@ using EventTimingDisabled = tdc::StreamTest;
 
 TEST_P(EventTimingDisabled, ElapsedTimeRaisesInsteadOfAnsweringANumber) {
   if (auto reason = tdc::compat::event_timing_unsupported_reason()) GTEST_SKIP() << *reason;
+  TDC_NEEDS_EVENTS();
   const auto stream = current_stream();
   {
     c10::Event start(device().type(), tdc::compat::event_flag(false));

@@ -19,6 +19,7 @@ constexpr double kSumToleranceMs = 0.005;
 
 TEST_P(EventTimingEnabled, IntervalsAreNonNegativeAndAddUp) {
   if (auto reason = tdc::compat::event_timing_unsupported_reason()) GTEST_SKIP() << *reason;
+  TDC_NEEDS_EVENTS();
   const auto stream = current_stream();
   const auto flag = tdc::compat::event_flag(true);
   c10::Event a(device().type(), flag), b(device().type(), flag), c(device().type(), flag);

@@ -37,7 +37,9 @@ TEST_P(PinnedMemory, PinMemoryGivesPinnedMemoryAndPageableMemoryIsNot) {
   // without asking the backend until its pinned allocator was first used. A
   // backend that says yes to every pointer would pass the pinned check alone.
   EXPECT_FALSE(tdc::compat::is_pinned_for(pageable, device()))
-      << "ordinary host memory (at::randn on the cpu) reports pinned for " << device();
+      << "pageable memory reads as pinned: isPinnedPtr returns true for memory that was never pinned "
+      << "(ordinary host memory, at::randn on the cpu, asked of " << device()
+      << "'s hooks after pin_memory()): answer from the pointer's own allocation, not a process-wide flag";
   EXPECT_TRUE(pinned.is_cpu()) << "pin_memory() returned a tensor on " << pinned.device();
   EXPECT_TRUE(tdc::compat::is_pinned_for(pinned, device()))
       << "pin_memory() for " << device() << " gave memory its hooks do not call pinned";

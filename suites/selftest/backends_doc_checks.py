@@ -13,29 +13,12 @@ Exit status: 0 in step, 1 not, 2 unreadable input."""
 import argparse
 import fnmatch
 import os
-import re
 import sys
 
-from tdc import ROOT, faults, levels
+from tdc import ROOT, backends_doc, faults, levels
 from tdc.errors import InputError
 
-# `Suite.Check` or `Suite.*`, `Suite.Check/<instance>`: CamelCase on both sides.
-NAMED_CHECK = re.compile(r"`([A-Z][A-Za-z0-9]*\.(?:[A-Z][A-Za-z0-9]*|\*)\*?)(?:/[^`]*)?`")
-
-
-def sections(text):
-    """{title: body} of each '### ' section."""
-    found, title, body = {}, None, []
-    for line in text.split("\n"):
-        if line.startswith("#"):
-            if title is not None:
-                found[title] = "\n".join(body)
-            title, body = (line[4:].strip(), []) if line.startswith("### ") else (None, [])
-        elif title is not None:
-            body.append(line)
-    if title is not None:
-        found[title] = "\n".join(body)
-    return found
+NAMED_CHECK, sections = backends_doc.NAMED_CHECK, backends_doc.sections
 
 
 def problems_of(doc_path, registry_path):

@@ -35,13 +35,15 @@ def run_gtest(binary, env, gtest_filter=None):
         return run.returncode, gtest.statuses_of_report(report), run.stdout + run.stderr
 
 
-def run_ctest(build_dir, label, env, checks=None, outputs=None, exclude_label=None, records=None):
+def run_ctest(build_dir, label, env, checks=None, outputs=None, exclude_label=None, records=None,
+              summary=None):
     """Runs ctest's entries of `label` (only the checks TDC_CHECKS=`checks`
     selects) with their GoogleTest XML in a folder of this run's own, and
     returns (exit status, {result: status}, ctest's output): one result per
     check per device, as the run's summary has them (an entry is a batch
     of checks). outputs: a dict to fill with each result's failure text;
-    records: a dict to fill with the run's GoogleTest records (tdc.gtest)."""
+    records: a dict to fill with the run's GoogleTest records (tdc.gtest);
+    summary: a dict to fill with the run's summary (tdc.summarize.build)."""
     with tempfile.TemporaryDirectory() as tmp:
         junit_path, gtest_dir = os.path.join(tmp, "junit.xml"), os.path.join(tmp, "gtest")
         os.makedirs(gtest_dir)
@@ -58,6 +60,8 @@ def run_ctest(build_dir, label, env, checks=None, outputs=None, exclude_label=No
         found = gtest.read_dir(gtest_dir)
     if records is not None:
         records.update(found)
+    if summary is not None:
+        summary.update(summarize.build(cases, found, {}, None, None))
     verdicts = {}
     for case, record in summarize.results_of(cases, found):
         verdicts[case.name] = case.status

@@ -24,6 +24,17 @@ if(TARGET tdc_loopback)
     ENVIRONMENT "${tdc_python_path}")
 endif()
 
+# The minimal-backend personalities (issue 33): each run's "What to add"
+# names its gap and nothing else, and no failure says only where or what.
+# Their rows of the fault matrix, run here on every loopback build.
+if(TARGET tdc_loopback)
+  tdc_add_selftest(NAME what_to_add_names_each_personalitys_gap TIMEOUT 1500
+    COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fault_matrix.py" --build-dir "${CMAKE_BINARY_DIR}"
+      --backend-name "${TDC_PRIVATEUSE1_NAME}"
+      --only no-streams,no-events,missing-kernel=sum,missing-kernel=uniform,pinned-flag-global
+    ENVIRONMENT "${tdc_python_path}")
+endif()
+
 if(NOT TDC_TOOL_SELFTESTS)  # the rest reads docs: tool self-tests
   return()
 endif()

@@ -13,7 +13,7 @@ read by ci/tdc/faults.py): what must fail (and pass) under each fault, said
 in checks, devices and dtypes and matched against the metadata each test
 records in GoogleTest's XML; the text a failure must print; the extra
 environment; the builds a fault does not apply to; the check that owns the
-root cause."""
+root cause; what the run's "What to add" must name, and nothing else."""
 import argparse
 import concurrent.futures
 import os
@@ -25,6 +25,7 @@ from expect_failures import run_ctest
 
 try:
     from tdc import faults as registry
+    from tdc import junit, summarize
 except ImportError as e:
     print(f"fault_matrix: {e}: run with PYTHONPATH=<root>/ci", file=sys.stderr)
     sys.exit(2)
@@ -110,9 +111,10 @@ def run_row(fault, build_dir, backend):
                 (mode, f"HOLE: no check that proves it applies on {backend}", []), 1)
     env = dict(os.environ, TDC_LOOPBACK_FAULT=mode, **fault.env)
     started = time.time()
-    outputs, records = {}, {}
+    outputs, records, summary = {}, {}, {}
     code, verdicts, output = run_ctest(build_dir, "loopback", env, check_selection(fault.runs),
-                                      outputs, exclude_label=EXCLUDED_LABELS, records=records)
+                                      outputs, exclude_label=EXCLUDED_LABELS, records=records,
+                                      summary=summary)
     seconds = time.time() - started
     if verdicts is None:
         return [output[-4000:], f"{mode:<22} HOLE: no report ({seconds:.0f} s)"], (mode, "no report", []), 1
@@ -133,10 +135,19 @@ def run_row(fault, build_dir, backend):
     problems += [f"does not name the prerequisite: {n}"
                  for n in unnamed_failures(fault.prerequisite_owner, failed, must_fail, metadata,
                                            outputs, backend)]
+    what = summary.get("what_to_add", [])
+    problems += fault.what_to_add_problems(what)
+    # A personality's failures are read by a vendor: each says why.
+    if fault.what_to_add:
+        problems += [f"a failure says only where or what: {t['name']}: {t['message']!r}"
+                     for t in summary.get("tests", [])
+                     if t["status"] == "failed" and junit.says_only_where_or_what(t["message"])]
     caught = "tolerated, its checks pass" if fault.tolerated else "caught"
     verdict = caught if not problems else "HOLE: " + "; ".join(problems)
     lines = [f"{mode:<22} {verdict}  ({len(failed)} of {len(verdicts)} failed, {seconds:.0f} s)"]
     lines += [f"    {name}" for name in failed]
+    if fault.what_to_add:
+        lines += ["    " + line for line in summarize.what_to_add_lines(what)]
     return lines, (mode, verdict, failed), int(bool(problems))
 
 
@@ -145,7 +156,7 @@ def main():
     parser.add_argument("--build-dir")
     parser.add_argument("--backend-name", default="loopback")
     parser.add_argument("--markdown")
-    parser.add_argument("--only", help="run one mode")
+    parser.add_argument("--only", help="run these modes only (comma-separated)")
     parser.add_argument("--list", action="store_true", help="list the faults and exit")
     parser.add_argument("--jobs", type=int, default=2, help="rows run at once (default 2)")
     args = parser.parse_args()
@@ -160,12 +171,14 @@ def main():
     if not args.build_dir:
         print("fault_matrix: --build-dir is required (or --list)", file=sys.stderr)
         return 2
-    if args.only and not faults.by_name(args.only):
-        print(f"fault_matrix: --only '{args.only}' is not a fault of {faults.path}", file=sys.stderr)
-        return 2
+    only = [name for name in (args.only or "").split(",") if name]
+    for name in only:
+        if not faults.by_name(name):
+            print(f"fault_matrix: --only '{name}' is not a fault of {faults.path}", file=sys.stderr)
+            return 2
 
     backend = args.backend_name
-    chosen = [fault for fault in faults.faults if not args.only or fault.name == args.only]
+    chosen = [fault for fault in faults.faults if not only or fault.name in only]
     # Rows run --jobs at a time: each is a ctest of its own with its own
     # settings, GoogleTest folder and test lists (cmake/TdcSuiteEntries.cmake
     # keeps lists per fingerprint for this), and no fault's verdict comes

@@ -80,3 +80,18 @@ if(TARGET tdc_loopback AND TDC_TOOL_SELFTESTS)
       --build-dir "${CMAKE_BINARY_DIR}" --name "${TDC_PRIVATEUSE1_NAME}")
   set_tests_properties(selftest.resource_spec_follows_the_device_list PROPERTIES LABELS "selftest;nested")
 endif()
+
+# Every assertion of the suites says why (issue 33): a new EXPECT_/ASSERT_
+# without a message fails (assertions_without_message.txt lists the ones
+# that came before), as its negative shows on a planted one.
+if(TDC_TOOL_SELFTESTS)
+  tdc_add_selftest(NAME assertions_say_why
+    COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/assertions_say_why.py")
+  set(planted_suites "${CMAKE_CURRENT_BINARY_DIR}/planted_suites")
+  file(WRITE "${planted_suites}/planted/planted.cpp" "TEST(Planted, Bare) { EXPECT_TRUE(ok()); }\n")
+  tdc_add_selftest(NAME assertions_say_why_fails_on_a_new_one
+    COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/assertions_say_why.py"
+      --suites "${planted_suites}")
+  set_tests_properties(selftest.assertions_say_why_fails_on_a_new_one PROPERTIES
+    PASS_REGULAR_EXPRESSION "FAILED: planted/planted.cpp:1: EXPECT_TRUE\\(ok\\(\\)\\) has no message")
+endif()

@@ -24,6 +24,7 @@ TEST_P(AsyncCopies, NonBlockingRoundTripIsExactAfterStreamSynchronize) {
 }
 
 TEST_P(AsyncCopies, NonBlockingRoundTripIsExactAfterEventSynchronize) {
+  TDC_NEEDS_EVENTS();
   const auto stream = pool_stream();
   const auto trip = queue_round_trip(stream, 42);
   c10::Event done(device().type(), tdc::compat::event_flag(/*timing=*/false));

@@ -31,7 +31,7 @@ TEST_P(StreamPerThread, AnotherThreadsStreamDoesNotMoveThisOne) {
     EXPECT_EQ(seen, mine) << "this thread's stream after another thread chose stream " << theirs.id();
   }
   other.join();
-  ASSERT_TRUE(seen_by_other_thread.has_value());
+  ASSERT_TRUE(seen_by_other_thread.has_value()) << "the other thread read no current stream of " << device();
   EXPECT_EQ(*seen_by_other_thread, theirs) << "the other thread's stream";
 }
 

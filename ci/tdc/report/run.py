@@ -2,8 +2,10 @@
 context.json and bench/ (what ci/conformance leaves).
 
   ci/report RESULTS_DIR [--out FILE]
-It has the run's counts; failures by root cause, dependents folded under
-them; a device x check grid coloured by status (a cell folds the check's
+It has the run's counts; "What to add" (one line per root cause, most
+failures first, each with its fix and docs/backends.md section) and the
+missing kernels (kernel, the checks that needed it, the fix); failures by
+root cause, dependents folded under them; a device x check grid coloured by status (a cell folds the check's
 instances on that device, as in the fleet matrix), whose cells show their
 message and tests when clicked; per device, whether its ordering checks
 observed ordering (tdc.ordering); the waivers applied with tracker and expiry;
@@ -140,6 +142,29 @@ def root_causes(summary, tests):
     return list(listed.values())
 
 
+def what_to_add_of(summary):
+    """summary.json's "What to add" (tdc.summarize.what_to_add): the report's
+    first table. A summary without one (an older TDC) has none."""
+    entries = summary.get("what_to_add")
+    return [e for e in entries if isinstance(e, dict) and e.get("fix")] if isinstance(entries, list) else []
+
+
+def missing_kernels(summary, tests):
+    """One row per kernel the run's root causes found missing: the kernel,
+    the checks that needed it, the fix."""
+    by_name = {t.get("name"): t for t in tests}
+    rows = []
+    groups = summary.get("failures_by_root_cause")
+    for group in groups if isinstance(groups, list) else []:
+        if not isinstance(group, dict) or not group.get("kernel"):
+            continue
+        names = [str(group.get("root_cause"))] + [str(d) for d in group.get("dependents", [])]
+        checks = sorted({matrix.check_of(by_name.get(n, {"name": n})) for n in names})
+        rows.append({"kernel": group["kernel"], "checks": checks,
+                     "fix": by_name.get(group.get("root_cause"), {}).get("message") or group.get("message", "")})
+    return rows
+
+
 def ordering_of(summary):
     """[(device, what its ordering checks saw)] from summary.json's devices,
     in device order; a device without `ordering` (none of them ran) is left out."""
@@ -211,7 +236,9 @@ def view(results_dir):
         f"{summary.get('wall_seconds')} s" if summary.get("wall_seconds") is not None else None) if part)
     return {"kind": "run", "title": f"TDC run on {context.get('host') or 'unknown host'}",
             "subtitle": subtitle, "caveat": expectation.of_context(context), "statuses": STATUSES, "totals": totals, "tests": tests,
-            "problems": problems, "root_causes": root_causes(summary, tests), "devices": devices,
+            "problems": problems, "what_to_add": what_to_add_of(summary),
+            "missing_kernels": missing_kernels(summary, tests),
+            "root_causes": root_causes(summary, tests), "devices": devices,
             "checks": checks, "grid": grid, "cells": details, "waivers": waivers_of(tests),
             "ordering": ordering_of(summary), "ordering_observed": upstream.ordering.OBSERVED,
             "charts": bench_charts, "environment": flatten(context),
