@@ -169,11 +169,6 @@ def execute(args, started, started_wall):
     if not os.path.isfile(os.path.join(build_dir, "CTestTestfile.cmake")):
         raise InputError(f"no TDC build at '{args.build_dir}' (--build-dir: a configured, built tree)")
     fresh_results(out, announce=not args.print_verdict)
-    # Once its input is known good (bad input stays one line), before it runs
-    # anything: a dirty tree's run cannot be packaged. ci/health prints only its verdict.
-    warning = "" if args.print_verdict else source.warning(source.state())
-    if warning:
-        print(warning, file=sys.stderr)
     gtest_dir = os.path.join(out, "gtest")
     os.makedirs(gtest_dir)
     paths = {name: os.path.join(out, name) for name in
@@ -201,6 +196,11 @@ def execute(args, started, started_wall):
     # A suite whose settings are bad, or that is not built, is one entry that
     # carries every level's label (cmake/TdcSuiteEntries.cmake): selected above.
     safeio.write_text(paths["selected.txt"], "".join(n + "\n" for n in selected), "selection")
+    # Once its input is known good (a refusal stays one line), before ctest
+    # runs: a dirty tree's run cannot be packaged. ci/health prints only its verdict.
+    warning = "" if args.print_verdict else source.warning(source.state())
+    if warning:
+        print(warning, file=sys.stderr)
 
     # Line-buffered, so that ctest's log holds every result that ended even
     # when ctest is killed at the budget (a pipe is block-buffered otherwise).

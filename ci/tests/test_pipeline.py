@@ -196,6 +196,16 @@ def test_a_dirty_tree_is_warned_at_the_start_and_refused_at_the_end(tmp_path, mo
     assert out[-1].endswith("no package: ci/verify would refuse it (dirty tree (?? notes.txt))"), out
 
 
+def test_bad_input_in_a_dirty_tree_is_one_line(tmp_path, monkeypatch, capsys):
+    """The dirty-tree warning follows the input checks: a refusal stays one
+    line (a selection that holds no test is refused before ctest runs)."""
+    build = stub_build(tmp_path, monkeypatch, expect="cpu", dirty=True)
+    status = pipeline.main(["--build-dir", str(build), "--results", str(tmp_path / "r"), "--level", "1",
+                            "--jobs", "1", "--quiet", "--labels", "^nothing$"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(err) == 1 and "holds no test" in err[0], err
+
+
 def test_without_an_expectation_the_console_says_what_it_does_not_prove(tmp_path, monkeypatch, capsys):
     status, out, _, results = run_stub(tmp_path, monkeypatch, capsys)
     caveat = "No TDC_EXPECT: this proves nothing about which accelerators should be present"
