@@ -17,12 +17,11 @@ import subprocess
 import pytest
 from conftest import ROOT
 
-from tdc import context as context_module, junit, package as package_tool, results, summarize, verify
+from tdc import package as package_tool, synthetic_run, verify
 from tdc.fleet import matrix, merge, rewrite
 
 NOT_CHECKED = "provenance: not checked (no --allowed-signers): integrity only"
 
-PASSING = os.path.join(ROOT, "suites", "selftest", "hostile", "passing.xml")
 BUILD = "2.13.0"
 
 
@@ -32,21 +31,10 @@ def run_id(days_ago=0.0, suffix=None):
 
 
 def results_folder(folder, host, run, slurm=None):
-    """A results folder no ctest made, valid enough to package and verify (integrity)."""
-    os.makedirs(os.path.join(folder, "gtest", "Placement.ModuleToMovesParametersAndBuffers"))
-    for name in ("junit.xml", "ctest-junit.xml"):
-        shutil.copy(PASSING, os.path.join(folder, name))
-    context = results.stamp({
-        "run_id": run, "host": host, "environment": {}, "expect": "", "level": 1, "command_line": "unit",
-        "devices": {"libtorch_version": BUILD, "devices": [{"device": "cpu", "name": "cpu", "driver": ""}]},
-        "git": {"commit": None, "dirty": False, "dirty_files": []},
-        "suite_version": context_module.suite_version(), **({"slurm": slurm} if slurm else {})})
-    results.write(os.path.join(folder, "context.json"), context, "context")
-    summary = summarize.build(junit.read(os.path.join(folder, "junit.xml")), {}, context, 1.0, 1)
-    results.write(os.path.join(folder, "summary.json"), summary, "summary")
-    with open(os.path.join(folder, "gtest", "Placement.ModuleToMovesParametersAndBuffers", "cpu.xml"), "w") as f:
-        f.write('<testsuites><testsuite name="Placement"><testcase name="ModuleToMovesParametersAndBuffers/cpu" '
-                'classname="Placement" status="run"/></testsuite></testsuites>')
+    """A results folder no ctest made, of a cpu run of BUILD."""
+    synthetic_run.results_folder(folder, host, run, slurm=slurm, command_line="unit",
+                                 devices={"libtorch_version": BUILD,
+                                          "devices": [{"device": "cpu", "name": "cpu", "driver": ""}]})
 
 
 class Lab:

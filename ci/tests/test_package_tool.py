@@ -4,9 +4,7 @@ import os
 import tarfile
 
 import pytest
-from test_fleet_provenance import results_folder, run_id
-
-from tdc import package as package_tool
+from tdc import package as package_tool, synthetic_run
 from tdc.errors import InputError
 
 BAD_GTEST = ('<testsuites><testsuite name="Placement"><testcase name="ModuleToMovesParametersAndBuffers/cpu" '
@@ -16,7 +14,7 @@ BAD_GTEST = ('<testsuites><testsuite name="Placement"><testcase name="ModuleToMo
 @pytest.fixture
 def results(tmp_path):
     folder = str(tmp_path / "results")
-    results_folder(folder, "n1", run_id())
+    synthetic_run.results_folder(folder, "n1")
     return folder
 
 

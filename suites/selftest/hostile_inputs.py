@@ -15,14 +15,13 @@ import collections
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 
 from hostile.cases import CASES as FILE_CASES  # this script's own folder
 from hostile.fleet_cases import CASES as FLEET_CASES
-from tdc import ROOT, junit, results, summarize
+from tdc import ROOT, synthetic_run
 
 CASES = FILE_CASES + FLEET_CASES
 # What no tool may print raw, whatever a package holds (issue 34, finding 5:
@@ -55,21 +54,10 @@ COMMANDS = commands(CI)
 
 
 def synthetic_results(folder):
-    """A valid level-1 results folder that no ctest made: what package and
-    verify need to reach the check under test."""
-    os.makedirs(os.path.join(folder, "gtest", "Placement.ModuleToMovesParametersAndBuffers"))
-    shutil.copy(os.path.join(HOSTILE, "passing.xml"), os.path.join(folder, "junit.xml"))
-    shutil.copy(os.path.join(HOSTILE, "passing.xml"), os.path.join(folder, "ctest-junit.xml"))
-    context = results.stamp({"run_id": "20260101T000000Z-0123abcd", "host": "hostile", "devices": {},
-                             "environment": {}, "expect": "", "git": {"commit": None, "dirty": False,
-                                                                      "dirty_files": []},
-                             "suite_version": "0+0", "level": 1, "command_line": "hostile corpus"})
-    results.write(os.path.join(folder, "context.json"), context, "context")
-    summary = summarize.build(junit.read(os.path.join(folder, "junit.xml")), {}, context, 1.0, 1)
-    results.write(os.path.join(folder, "summary.json"), summary, "summary")
-    with open(os.path.join(folder, "gtest", "Placement.ModuleToMovesParametersAndBuffers", "cpu.xml"), "w") as f:
-        f.write('<testsuites><testsuite name="Placement"><testcase name="ModuleToMovesParametersAndBuffers/cpu" '
-                'classname="Placement" status="run"/></testsuite></testsuites>')
+    """A valid level-1 results folder that no ctest made (tdc.synthetic_run),
+    of suite version 0+0: what package and verify need to reach the check
+    under test."""
+    synthetic_run.results_folder(folder, host="hostile", suite_version="0+0", command_line="hostile corpus")
 
 
 def synthetic_package(results_dir, out):
