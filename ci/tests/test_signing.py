@@ -122,19 +122,53 @@ def test_bad_allowed_signers_and_keys_are_refused(tmp_path, lab):
 
 
 @pytest.mark.parametrize("option, why", [
-    ('namespaces="file"', 'not permitted for use in signature namespace "tdc-package"'),
-    ('valid-before="20200101"', "key has expired"),
-    ('valid-after="20990101"', "key is not yet valid"),
+    ('namespaces="file"', 'its namespaces= option leaves out "tdc-package", the namespace packages are signed in'),
+    ('namespaces=""', 'its namespaces= option leaves out "tdc-package"'),
+    ('valid-before="20200101"', "allows the key only before 2020-01-01T00:00:00 (valid-before=), and this check "
+                                "ran at 20"),
+    ('valid-after="20990101"', "allows the key only from 2099-01-01T00:00:00 (valid-after=), and this check ran at 20"),
 ])
 def test_a_key_its_options_refuse_says_which_option(lab, tmp_path, option, why):
-    """Not "signer does not match host ... for n7, not for n7", nor "unknown signer" (issue 34, finding 12)."""
+    """Not "signer does not match host ... for n7, not for n7", nor "unknown
+    signer", nor ssh-keygen's "key has expired": the key is fine, the line's
+    window has passed (issue 34, finding 12)."""
     keys, _, manifest = lab
     restricted = tmp_path / "restricted_signers"
     restricted.write_text(f"n7 {option} {keys['n7'][1]}\n")
     data, sig = signed(manifest, keys["n7"][0])
     verdict = signing.verify(data, sig, str(restricted), "n7")
-    assert not verdict.ok and verdict.reason.startswith("signer's key refused by its allowed_signers options: ")
+    assert not verdict.ok and verdict.reason.startswith(f"signer's key refused by its allowed_signers line: "
+                                                        f"{restricted}:1 "), verdict.reason
     assert why in verdict.reason and "\n" not in verdict.reason, verdict.reason
+    assert "expired" not in verdict.reason
+
+
+@pytest.mark.parametrize("option, why", [
+    ('valid-before="garbage"', 'invalid "valid-before" time'),
+    ('namespaces=file', "missing start quote"),
+    ('valid-before="20200101",valid-after="20990101"', '"valid-before" time is before "valid-after"'),
+    ('bogus="x"', "unknown key option"),
+])
+def test_a_line_whose_options_ssh_keygen_cannot_read_is_named(lab, tmp_path, option, why):
+    """The key is in the file, on a line ssh-keygen ignores: not "the signing
+    key is not in the file" (issue 34, finding 12)."""
+    keys, _, manifest = lab
+    broken = tmp_path / "broken_signers"
+    broken.write_text(f"n8 {keys['n8'][1]}\nn7 {option} {keys['n7'][1]}\n")
+    data, sig = signed(manifest, keys["n7"][0])
+    verdict = signing.verify(data, sig, str(broken), "n7")
+    assert not verdict.ok and verdict.reason.startswith("unknown signer:"), verdict.reason
+    assert f"ssh-keygen ignores {broken}:2, a line for n7: bad options: {why}" in verdict.reason, verdict.reason
+    assert "is not in" not in verdict.reason and "\n" not in verdict.reason
+    # A good line for the host beside it: the ignored one does not matter.
+    broken.write_text(f"n7 {option} {keys['n8'][1]}\nn7 {keys['n7'][1]}\n")
+    assert signing.verify(data, sig, str(broken), "n7").ok
+    # Signed by another host's key: the mismatch, and the ignored line for the host named.
+    broken.write_text(f"n8 {keys['n8'][1]}\nn7 {option} {keys['n7'][1]}\n")
+    data, sig = signed(manifest, keys["n8"][0])
+    verdict = signing.verify(data, sig, str(broken), "n7")
+    assert verdict.reason.startswith("signer does not match host: signed by a key allowed for n8"), verdict.reason
+    assert f"ssh-keygen ignores {broken}:2, a line for n7" in verdict.reason, verdict.reason
 
 
 @pytest.mark.parametrize("host", ["n\x007", "n7\nn8", "n7,n8", "", "x" * 300])

@@ -18,6 +18,7 @@ task on (tdc.verify.check_signature asks once per name). Every other
 outcome is a Verdict with one line saying why. Needs ssh-keygen (Debian's
 openssh-client, 8.2 or later)."""
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -126,11 +127,16 @@ def verify(manifest_data, signature_data, allowed_signers, host, claim="that the
         if run.returncode == 0:
             key = _key_of(run.stdout.decode(errors="replace"))
             return Verdict(True, f"signed for {host}{key}", host)
-        # The file lists the key, but its options refuse it here (namespaces=,
-        # valid-after=, valid-before=): ssh-keygen says which on the way.
-        restricted = _restriction(run.stderr.decode(errors="replace"))
-        if restricted:
-            return Verdict(False, f"signer's key refused by its allowed_signers options: {restricted}")
+        # The file lists the key, but its line's options refuse it here
+        # (namespaces=, valid-after=, valid-before=): ssh-keygen says which
+        # on the way, in words about the key that we put in words about the line.
+        said = run.stderr.decode(errors="replace")
+        refused = _refusal(said)
+        if refused:
+            return Verdict(False, f"signer's key refused by its allowed_signers line: {refused}")
+        # A line for this host whose options ssh-keygen cannot read is ignored
+        # as if absent: said with whatever else is wrong.
+        ignored = "".join(f" ({line})" for line in _ignored(said, host))
         # Why not: a damaged or foreign signature, or a good one by a key
         # that is not allowed for this host (whose, if the file knows it).
         good = _run(["-Y", "check-novalidate", "-n", NAMESPACE, "-s", sig.name], manifest_data)
@@ -142,17 +148,46 @@ def verify(manifest_data, signature_data, allowed_signers, host, claim="that the
         principals = found.stdout.decode(errors="replace").split() if found.returncode == 0 else []
         if principals:
             return Verdict(False, f"signer does not match host: signed by a key allowed for "
-                                  f"{','.join(principals)}{key}, not for {host} {claim}",
+                                  f"{','.join(principals)}{key}, not for {host} {claim}{ignored}",
                            ",".join(principals))
-        return Verdict(False, f"unknown signer: the signing key{key} is not in {allowed_signers}")
+        return Verdict(False, f"unknown signer: no line of {allowed_signers} that ssh-keygen reads allows "
+                              f"the signing key{key}{ignored}")
 
 
-_RESTRICTIONS = ("not permitted for use in signature namespace", "key has expired", "key is not yet valid")
+# ssh-keygen's lines (sshsig.c), "FILE:LINE: ...", about the line that holds the signer's key.
+_SAID = re.compile(r"^(?P<where>.*:\d+): (?:"
+                   r"key is not permitted for use in signature namespace (?P<namespace>.*)"
+                   r"|key has expired: verify time (?P<now>\S+) > valid-before (?P<before>\S+)"
+                   r"|key is not yet valid: verify time (?P<then>\S+) < valid-after (?P<after>\S+)"
+                   r"|bad options: (?P<bad>.*))$")
 
 
-def _restriction(text):
-    """ssh-keygen's line saying an allowed_signers option refused the key, or ""."""
-    return next((line.strip() for line in text.splitlines() if any(r in line for r in _RESTRICTIONS)), "")
+def _refusal(text):
+    """What the line holding the signer's key says against it, in words
+    about the line (ssh-keygen's "key has expired" is about the line's
+    window, not the key), or ""."""
+    for line in text.splitlines():
+        said = _SAID.match(line.strip())
+        if not said or said["bad"] is not None:
+            continue
+        where = said["where"]
+        if said["namespace"] is not None:
+            return (f"{where} limits the key to other namespaces: its namespaces= option leaves out "
+                    f"{said['namespace']}, the namespace packages are signed in")
+        if said["before"]:
+            return (f"{where} allows the key only before {said['before']} (valid-before=), and this check ran at "
+                    f"{said['now']}: the time of the check counts, not of the signing, which no signature states")
+        return (f"{where} allows the key only from {said['after']} (valid-after=), and this check ran at "
+                f"{said['then']}")
+    return ""
+
+
+def _ignored(text, host):
+    """["ssh-keygen ignores FILE:LINE, a line for host: bad options: why"]:
+    the lines for host whose options ssh-keygen could not read."""
+    return [f"ssh-keygen ignores {said['where']}, a line for {host}: bad options: {said['bad']}"
+            for said in map(_SAID.match, (line.strip() for line in text.splitlines()))
+            if said and said["bad"] is not None]
 
 
 def _key_of(text):

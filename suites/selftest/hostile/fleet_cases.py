@@ -3,7 +3,9 @@ findings 1-7; issue 35, "Nights"): ci/merge and ci/verify against packages
 signed by the wrong node, replayed, dated a month ago or in 2099, named
 first to block the genuine one, with a NUL, an escape sequence or a newline
 in a host name or a failure message, and nights that are no dates; and
-ci/package packing GoogleTest XML that verify would refuse (finding 12). Each
+(finding 12) allowed_signers lines whose options refuse the signer or
+cannot be read, and ci/package packing GoogleTest XML that verify would
+refuse. Each
 case's make() writes real packages into {t}: the synthetic package
 (../hostile_inputs.py) carried to this tree's suite version and rewritten
 (tdc.fleet.rewrite), signed with keys made on the spot (ssh-keygen). The
@@ -145,6 +147,21 @@ def damaged_history(tmp, package=None):
     variant(tmp, package, "p")
 
 
+def _signers_option(option):
+    """n1's line in allowed_signers carries `option`: its package reads as refused, or the line as ignored."""
+    @with_package
+    def make(tmp, package=None):
+        keys(tmp)
+        path = os.path.join(tmp, "allowed_signers")
+        with open(path) as handle:
+            lines = handle.read().splitlines()
+        with open(path, "w") as handle:
+            handle.write("".join((line.replace("n1 ", f"n1 {option} ", 1) if line.startswith("n1 ") else line) + "\n"
+                                 for line in lines))
+        variant(tmp, package, "p")
+    return make
+
+
 def control_character_in_gtest(results):
     path = os.path.join(results, "gtest", "Placement.ModuleToMovesParametersAndBuffers", "cpu.xml")
     with open(path, "w") as handle:
@@ -208,6 +225,16 @@ CASES = [
          "--allowed-signers is empty", needs=("package",)),
     Case("verify", "a newline and escapes in a failure message", ["{t}/p.tar.gz"], 1,
          r"^problem: failed check: .*boom\\nVERIFIED: evil\.tar\.gz: level 3\\x1b\[2K", "stdout", make=escapes),
+    # --- verify: allowed_signers options say what is wrong with the line (finding 12) ---
+    Case("verify", "allowed_signers: valid-before has passed", ["{t}/p.tar.gz", SIGNERS], 1,
+         r"^problem: signer's key refused by its allowed_signers line: .*allowed_signers:1 allows the key only "
+         r"before 2020-01-01T00:00:00 \(valid-before=\)", "stdout", make=_signers_option('valid-before="20200101"')),
+    Case("verify", "allowed_signers: namespaces= leaves out tdc-package", ["{t}/p.tar.gz", SIGNERS], 1,
+         r"^problem: signer's key refused by its allowed_signers line: .*namespaces= option leaves out "
+         r'"tdc-package"', "stdout", make=_signers_option('namespaces="file"')),
+    Case("verify", "allowed_signers: an option ssh-keygen cannot read", ["{t}/p.tar.gz", SIGNERS], 1,
+         r"^problem: unknown signer: .*\(ssh-keygen ignores .*allowed_signers:1, a line for n1: bad options: "
+         r'invalid "valid-before" time\)', "stdout", make=_signers_option('valid-before="soon"')),
     Case("verify", "a NUL in the host name, signers given", ["{t}/p.tar.gz", SIGNERS], 1,
          r"^problem: not a host name: context\.json's host 'n\\x001'", "stdout", make=nul_host),
 ]
