@@ -32,8 +32,11 @@ def run_main(prog, body, argv=None):
         print(printable(f"{prog}: {error}"), file=sys.stderr)  # it may quote hostile input
         return BAD_INPUT
     except OSError as error:
-        where = f" {error.filename}" if error.filename else ""
-        print(printable(f"{prog}:{where}: {error.strerror or one_line(error)}"), file=sys.stderr)
+        # A copy's error names both files; a full disk's names none (writers
+        # that can say which file catch it themselves: safeio).
+        where = (f"{error.filename} -> {error.filename2}: " if error.filename2 else
+                 f"{error.filename}: " if error.filename else "")
+        print(printable(f"{prog}: {where}{error.strerror or one_line(error)}"), file=sys.stderr)
         return BAD_INPUT
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)

@@ -32,7 +32,6 @@ import datetime
 import glob
 import os
 import re
-import shutil
 import tarfile
 import tempfile
 
@@ -75,7 +74,7 @@ def copy_file(source, target):
     refuse_link(source)
     if not os.path.isfile(source):
         raise InputError(f"{source} is not a file")
-    shutil.copyfile(source, target)
+    safeio.copy_file(source, target)
 
 
 def collect(results_dir, gtest_dir, stage):
@@ -144,13 +143,9 @@ def place(partial, path):
     except FileExistsError:
         refuse_existing(path)
     except OSError:  # another file system, or one without hard links: an exclusive copy
-        try:
-            with open(partial, "rb") as source_file, open(path, "xb") as target:
-                shutil.copyfileobj(source_file, target)
-        except FileExistsError:
+        if os.path.lexists(path):
             refuse_existing(path)
-        except OSError as error:
-            raise InputError(f"cannot write {path}: {error.strerror}")
+        safeio.copy_file(partial, path, "the package")  # all or nothing: a partial one would read as damaged
     return path
 
 

@@ -121,8 +121,14 @@ def dumps(document, indent=2):
 
 
 def write_text(path, text, what="file"):
+    """Writes text as UTF-8, atomically (write_bytes)."""
+    write_bytes(path, text.encode("utf-8"), what)
+
+
+def write_bytes(path, data, what="file"):
     """Writes atomically (a temporary file beside it, then rename): a reader
-    never sees half a file. InputError when the folder is missing or unwritable."""
+    never sees half a file. InputError naming the file when the folder is
+    missing or unwritable, or the disk is full; no temporary file is left."""
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise InputError(f"cannot write {what} {path}: it is a directory")
@@ -133,8 +139,8 @@ def write_text(path, text, what="file"):
     except OSError as error:
         raise InputError(f"cannot write {what} {path}: {error.strerror or one_line(error)}")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
         os.chmod(temporary, 0o644)
         os.replace(temporary, path)
     except OSError as error:
@@ -143,6 +149,36 @@ def write_text(path, text, what="file"):
         except OSError:
             pass
         raise InputError(f"cannot write {what} {path}: {error.strerror or one_line(error)}")
+
+
+def copy_file(source, target, what="file"):
+    """Copies source to a new file target; InputError naming the one that
+    could not be read or written (shutil's error on a full disk names the
+    source), and no partial target is left."""
+    try:
+        reading = open(source, "rb")
+    except OSError as error:
+        raise InputError(f"cannot read {what} {source}: {error.strerror or one_line(error)}")
+    with reading:
+        try:
+            writing = open(target, "xb")
+        except OSError as error:
+            raise InputError(f"cannot write {what} {target}: {error.strerror or one_line(error)}")
+        try:
+            with writing:
+                while True:
+                    try:
+                        chunk = reading.read(MiB)
+                    except OSError as error:
+                        raise InputError(f"cannot read {what} {source}: {error.strerror or one_line(error)}")
+                    if not chunk:
+                        break
+                    writing.write(chunk)
+        except BaseException as error:
+            os.unlink(target)
+            if isinstance(error, OSError):
+                raise InputError(f"cannot write {what} {target}: {error.strerror or one_line(error)}")
+            raise
 
 
 def write_json(path, document, what="JSON file"):

@@ -37,6 +37,19 @@ def test_run_main_turns_everything_into_one_line(capsys):
     assert capsys.readouterr().err == "tool: line one\n"
 
 
+def test_an_os_error_names_what_it_names(capsys):
+    """A full disk's error carries no file name: no "tool:: ..."; a copy's names both files."""
+    def full(argv):
+        raise OSError(28, "No space left on device")
+    assert cli.run_main("tool", full, []) == 2
+    assert capsys.readouterr().err == "tool: No space left on device\n"
+
+    def copy(argv):
+        raise OSError(28, "No space left on device", "/a/junit.xml", None, "/b/junit.xml")
+    assert cli.run_main("tool", copy, []) == 2
+    assert capsys.readouterr().err == "tool: /a/junit.xml -> /b/junit.xml: No space left on device\n"
+
+
 def test_parser_errors_are_one_line(capsys):
     parser = cli.Parser("tool", "doc")
     parser.add_argument("--n", type=cli.whole(1, 3))

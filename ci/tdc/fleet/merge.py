@@ -305,7 +305,10 @@ def merge(args):
         junit.abandon()
         raise
     document = {"schema_version": matrix.SCHEMA_VERSION, "kind": matrix.KIND, **header, **tail}
-    html = render.write(args.out, document, digests, collector) if render else None
+    try:
+        html = render.write(args.out, document, digests, collector) if render else None
+    except OSError as error:  # a full disk carries no file name
+        raise InputError(f"cannot write {os.path.join(args.out, 'fleet.html')}: {error.strerror or error}")
     print_summary(document, args.out, html, args.history)
     clean = totals["rows"] == totals["verified"] and not totals["failed"]
     return 0 if clean else 1

@@ -24,6 +24,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
+from tdc import safeio
 from tdc.errors import InputError
 from tdc.packaging import SIGNATURE  # noqa: F401 - the file name belongs to the package format
 
@@ -73,8 +74,7 @@ def sign(manifest, key):
     if run.returncode != 0 or not run.stdout.startswith(b"-----BEGIN SSH SIGNATURE-----"):
         raise SigningError(f"cannot sign with {key}: {_last_line(run)}")
     path = os.path.join(os.path.dirname(manifest), SIGNATURE)
-    with open(path, "wb") as f:
-        f.write(run.stdout)
+    safeio.write_bytes(path, run.stdout, "signature")
     return path
 
 
