@@ -4,7 +4,10 @@ node-problem-detector's convention: exit 0 healthy, 1 unhealthy, 2 unknown.
   ci/verdict.py --summary summary.json [--level N] [--why-unknown TEXT] [--out FILE] [--quiet]
 Prints one JSON object (and writes it to --out):
   {"verdict": "healthy" | "unhealthy" | "unknown", "message": one line,
-   "failing": [{"check", "device", "message", "dependents"}], "counted": {...},
+   "action": the node's recommended action (tdc.fleet.actions: none, rerun,
+   drain, reset_device, reboot, service; the most severe of its checks'),
+   "failing": [{"check", "device", "message", "dependents", "class", "action"}],
+   "counted": {...},
    "caveat": "No TDC_EXPECT: ..." or null,
    "what_to_add": the summary's, one entry per missing piece with its fix and
    its docs/backends.md section (empty unless unhealthy), ...}
@@ -23,6 +26,7 @@ import socket
 
 from tdc import cli, expectation, levels, names, results, safeio
 from tdc.errors import InputError
+from tdc.fleet import actions
 
 EXIT = {"healthy": 0, "unhealthy": 1, "unknown": 2}
 # The entries a suite becomes when a setting is malformed (cmake/TdcSuiteEntries.cmake,
@@ -45,6 +49,9 @@ def failing_of(summary):
             failing.append({"check": test["name"], "device": test["device"],
                             "message": test["message"] or "failed without saying why",
                             "dependents": []})
+    for f in failing:  # the recommended action (tdc.fleet.actions)
+        f["class"] = actions.classify(f["check"], f["message"])
+        f["action"] = actions.action_of(f["class"])
     return failing
 
 
@@ -123,7 +130,8 @@ def verdict(argv):
     caveat = (expectation.of_context(context) if context else
               expectation.caveat(os.environ.get("TDC_EXPECT")))
     document = results.stamp({
-        "verdict": outcome, "message": message, "level": args.level,
+        "verdict": outcome, "action": actions.node_action(outcome, failing),
+        "message": message, "level": args.level,
         "host": str(context.get("host") or socket.gethostname()),
         "run_id": summary.get("run_id"), "seconds": summary.get("wall_seconds"),
         "failing": failing,

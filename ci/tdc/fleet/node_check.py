@@ -16,6 +16,7 @@ GPUs, or the GPUs Slurm configures on the node (gres gpu:N).
 Prints one line, `<verdict>: <message>` (at most --width characters), and
 the drain's one line on stderr. Exit 0 healthy, 1 unhealthy, 2 unknown.
 """
+import argparse
 import hashlib
 import json
 import os
@@ -24,7 +25,7 @@ import subprocess
 import sys
 
 from tdc import ROOT, cli
-from tdc.fleet import allocation, drain, run_tree
+from tdc.fleet import actions, allocation, drain, run_tree
 from tdc.fleet.slurm import SlurmError, gres_gpus, run
 
 EXIT = {"healthy": 0, "unhealthy": 1, "unknown": 2}
@@ -96,8 +97,11 @@ def message_of(verdict, env):
 def body(argv):
     parser = cli.Parser("node_check", __doc__)
     parser.add_argument("--build-dir", default=os.environ.get("TDC_BUILD_DIR", ""))
-    parser.add_argument("--budget", type=cli.whole(10, 86400), default=os.environ.get("TDC_HEALTH_BUDGET", "45"),
-                        help="ci/health's budget, seconds (TDC_HEALTH_BUDGET, default 45)")
+    # Checked below, not by argparse: a bad budget (TDC_HEALTH_BUDGET=abc from
+    # the site's settings) must still reach the drain rule as unknown, never
+    # exit 2 before it and leave the node in service unchecked.
+    parser.add_argument("--budget", default=os.environ.get("TDC_HEALTH_BUDGET", "45"),
+                        help="ci/health's budget, seconds, 10 to 86400 (TDC_HEALTH_BUDGET, default 45)")
     parser.add_argument("--drain", action="store_true")
     parser.add_argument("--node", default=os.environ.get("SLURMD_NODENAME") or socket.gethostname().split(".")[0])
     parser.add_argument("--job-gpus", default="")
@@ -105,17 +109,26 @@ def body(argv):
     parser.add_argument("--width", type=int, default=200)
     args = parser.parse_args(argv)
     env = check_environment(os.environ, args.node, args.job_gpus, args.build_dir)
-    if not args.build_dir:
+    try:
+        budget = cli.whole(10, 86400)(str(args.budget))
+    except argparse.ArgumentTypeError as error:
+        budget = None
+        bad_budget = f"cannot run the check: bad budget (--budget or TDC_HEALTH_BUDGET, 10 to 86400 s): {error}"
+    if budget is None:
+        verdict = {"verdict": "unknown", "message": bad_budget}
+    elif not args.build_dir:
         verdict = {"verdict": "unknown", "message": "no TDC build (--build-dir or TDC_BUILD_DIR)"}
     else:
         os.makedirs(args.state_dir, exist_ok=True)
-        verdict = run_health(args.build_dir, args.budget, args.state_dir, env, args.node)
+        verdict = run_health(args.build_dir, budget, args.state_dir, env, args.node)
     outcome = verdict["verdict"]
+    recommended = verdict.get("action") if verdict.get("action") in actions.ACTIONS else \
+        actions.node_action(outcome, [])
     message = message_of(verdict, env)
     status = EXIT[outcome]
     if args.drain:
         try:
-            print(drain.apply(args.node, outcome, message), file=sys.stderr)
+            print(drain.apply(args.node, outcome, message, recommended), file=sys.stderr)
         except SlurmError as error:
             print(f"node_check: cannot apply the drain rule: {error}", file=sys.stderr)
             status = 2  # the rule is not applied: fail closed
