@@ -43,6 +43,7 @@ import tarfile
 import tempfile
 import time
 
+from detached import settled as settled_check
 from slurm_cluster import ClusterError, LocalCluster, provision
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -255,6 +256,28 @@ def run_nhc(cluster, base, node):
     return done, seconds
 
 
+def adapter_settled(cluster, build, base, script, node):
+    """A detached adapter (slurm-healthcheck) until it applies a verdict of the
+    node's configuration now: the background run it starts is waited for."""
+    times = []
+
+    def call():
+        done, seconds = run_adapter(cluster, base, script, node)
+        times.append(seconds)
+        return done
+    return settled_check(call, os.path.join(base, "health-state"), node), times
+
+
+def nhc_settled(cluster, build, base, node):
+    times = []
+
+    def call():
+        done, seconds = run_nhc(cluster, base, node)
+        times.append(seconds)
+        return done
+    return settled_check(call, os.path.join(base, "health-state"), node), times
+
+
 def wait_node(cluster, node, ready, timeout=240):
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -313,7 +336,7 @@ def phase_short(cluster, build, base, results, check):
     fault = {"TDC_LOOPBACK_FAULT": "corrupt-copy"}
     write_node_env(results, "n1", {})
     write_node_env(results, "n3", fault)
-    done, _ = run_adapter(cluster, base, "slurm-healthcheck", "n3")
+    done, _ = adapter_settled(cluster, build, base, "slurm-healthcheck", "n3")
     state, reason = cluster.node("n3")
     check(done.returncode == 1 and state.startswith("drain") and ACTION_REASON.match(reason),
           f"HealthCheckProgram drains faulty n3 with a TDC: <action>: reason: exit {done.returncode}, "
@@ -327,7 +350,7 @@ def phase_short(cluster, build, base, results, check):
           f"a bad TDC_HEALTH_BUDGET drains n1 as unknown: exit {done.returncode}, {state}, {reason!r}")
     cluster.run(["scontrol", "update", "NodeName=n1", "State=DRAIN", f"Reason={ADMIN_REASON}"])
     write_node_env(results, "n1", fault)
-    done, _ = run_adapter(cluster, base, "slurm-healthcheck", "n1")
+    done, _ = adapter_settled(cluster, build, base, "slurm-healthcheck", "n1")
     check(done.returncode == 1 and cluster.node("n1")[1] == ADMIN_REASON,
           f"faulty n1 keeps the administrator's reason: exit {done.returncode}, {cluster.node('n1')}")
 
@@ -342,8 +365,8 @@ def phase_adapters(cluster, build, base, results, check):
     times = []
 
     def healthcheck(node):
-        done, seconds = run_adapter(cluster, base, "slurm-healthcheck", node)
-        times.append(seconds)
+        done, seconds = adapter_settled(cluster, build, base, "slurm-healthcheck", node)
+        times.extend(seconds)
         return done
 
     write_node_env(results, "n3", fault)
@@ -369,15 +392,15 @@ def phase_adapters(cluster, build, base, results, check):
 
     # NHC's check: die with one line; the same drain rule.
     write_node_env(results, "n3", fault)
-    done, seconds = run_nhc(cluster, base, "n3")
-    times.append(seconds)
+    done, seconds = nhc_settled(cluster, build, base, "n3")
+    times.extend(seconds)
     lines = [line for line in done.stdout.splitlines() if line.startswith("die ")]
     check(done.returncode == 1 and len(lines) == 1 and lines[0].startswith("die 1 unhealthy: "),
           f"check_tdc calls die 1 with one line: {done.stdout!r}")
     check(bool(ACTION_REASON.match(cluster.node("n3")[1])), f"check_tdc drains n3: {cluster.node('n3')}")
     write_node_env(results, "n3", {})
-    done, seconds = run_nhc(cluster, base, "n3")
-    times.append(seconds)
+    done, seconds = nhc_settled(cluster, build, base, "n3")
+    times.extend(seconds)
     check(done.returncode == 0 and "die" not in done.stdout and settled(cluster, "n3") == ("idle", "none"),
           f"check_tdc passes and resumes n3 once healthy: {done.stdout!r}, {cluster.node('n3')}")
 
