@@ -61,7 +61,10 @@ def nvidia_uuids(root=NVIDIA_PROC):
 
 def of(environment, build_dir):
     """{"digest": hex, "parts": {...}} for this environment and build."""
-    cache = context.cmake_cache(build_dir) if build_dir else {}
+    try:  # no build: nothing to name (the run says so itself)
+        cache = context.cmake_cache(build_dir) if build_dir else {}
+    except InputError:
+        cache = {}
     libraries = [p for p in (environment.get("TDC_BACKEND_LIBS") or "").split(":") if p]
     parts = {"tdc_version": context.suite_version(),
              "torch_dir": cache.get("Torch_DIR"),
