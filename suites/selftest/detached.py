@@ -34,7 +34,7 @@ def _busy(lock):
 
 
 def _paths(state_dir, node):
-    return (_one(state_dir, "last-{node}-*.json", node), _one(state_dir, "run-{node}-*.lock", node),
+    return (_one(state_dir, "last-{node}-*.json", node), _one(state_dir, "health-{node}-*.lock", node),
             _one(state_dir, "background-{node}-*.log", node))
 
 def _stamp(path):

@@ -79,8 +79,8 @@ def main():
                                    f"--verdict={verdict}"], env=env, stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL, start_new_session=True)
         try:
-            # A state, not a duration: ctest is running (the hung check among its children).
-            running = wait_for(lambda: any("ctest" in c for _, c in marked(mark)) and
+            # A state, not a duration: the level's ctest is running (not its listing).
+            running = wait_for(lambda: any("--output-junit" in c for _, c in marked(mark)) and
                                "interrupted:" in open(verdict).read(), 240)
             if not running:
                 problems.append("ctest never started under ci/health (or the verdict file was not marked "

@@ -127,7 +127,7 @@ def stop_group(process):
 
 
 def lock_path(build_dir, state_dir, node):
-    return os.path.join(state_dir, f"run-{state_key(build_dir, node)}.lock")
+    return os.path.join(state_dir, f"health-{state_key(build_dir, node)}.lock")  # run-*.lock is run_tree's
 
 
 def run_under_way(path):
