@@ -44,7 +44,7 @@ import time
 import xml.etree.ElementTree as ET
 
 from tdc import annotate, cli, context, ctest, gtest, junit, junit_report, last_line, levels, results, safeio
-from tdc import source, summarize, verdict
+from tdc import reaper, source, summarize, verdict
 from tdc.errors import InputError
 
 MARKER = ".tdc-results"
@@ -100,7 +100,11 @@ def run_ctest(command, env, log_path, deadline, quiet):
     """Runs ctest, its output to log_path (and the console unless quiet);
     kills its process group at `deadline` (time.monotonic()). Returns
     (exit status, killed)."""
-    process = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    # A session of its own (the budget kill ends ctest's whole group, never
+    # this process), led by tdc.reaper: it kills that group when this process
+    # dies, SIGKILL included, through the pipe only this process holds.
+    process = subprocess.Popen([sys.executable, reaper.__file__, *command], env=env, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, errors="replace", start_new_session=True)
     killed = threading.Event()
 
@@ -121,15 +125,42 @@ def run_ctest(command, env, log_path, deadline, quiet):
     if timer:
         timer.daemon = True
         timer.start()
-    with open(log_path, "w", encoding="utf-8") as log:
-        for line in process.stdout:
-            log.write(line)
-            if not quiet:
-                sys.stdout.write(line)
-    status = process.wait()
-    if timer:
-        timer.cancel()
+    try:
+        with open(log_path, "w", encoding="utf-8") as log:
+            for line in process.stdout:
+                log.write(line)
+                if not quiet:
+                    sys.stdout.write(line)
+        status = process.wait()
+    except BaseException:
+        # Interrupted (a signal, Ctrl-C): nothing of the run goes on writing
+        # into the results. Synchronous: the group is gone when this returns.
+        stop_group(process)
+        raise
+    finally:
+        if timer:
+            timer.cancel()
     return status, killed.is_set()
+
+
+def stop_group(process):
+    """Kills the process group PROCESS leads and waits for its leader."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
+
+
+class Interrupted(Exception):
+    """tdc run got SIGTERM, SIGINT or SIGHUP."""
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _interrupt(signum, _frame):
+    raise Interrupted(signum)
 
 
 def salvage_junit(paths, budget):
@@ -287,9 +318,23 @@ def run(argv):
     if args.labels is None:
         args.labels = levels.LABELS[args.level]
     started, started_wall = time.monotonic(), time.time()
+    started_iso = verdict.now_iso()
     summary_path, why, status = os.devnull, "", 0
+    if args.verdict:
+        # Until this run rewrites it at its end, the verdict file says the run
+        # did not finish: a killed run never leaves the previous "healthy".
+        verdict.verdict(["--summary", os.devnull, "--level", str(args.level), "--quiet",
+                         "--why-unknown", f"interrupted: the run started at {started_iso} did not finish "
+                                          "(killed, or still running)",
+                         "--out", args.verdict, "--build-dir", args.build_dir, "--started", started_iso])
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, _interrupt)
     try:
         summary_path, status = execute(args, started, started_wall)
+    except Interrupted as interrupt:
+        print(f"tdc run: interrupted by signal {interrupt.signum}: ctest and its checks were stopped"
+              + (f"; {args.verdict} says unknown (interrupted)" if args.verdict else ""), file=sys.stderr)
+        return 128 + interrupt.signum
     except InputError as error:
         if not (args.print_verdict or args.verdict):
             raise
@@ -299,6 +344,7 @@ def run(argv):
     verdict_args = ["--summary", summary_path, "--level", str(args.level)]
     verdict_args += ["--why-unknown", why] if why else []
     verdict_args += ["--out", args.verdict] if args.verdict else []
+    verdict_args += ["--build-dir", args.build_dir, "--started", started_iso]
     verdict_args += [] if args.print_verdict else ["--quiet"]
     verdict_status = verdict.verdict(verdict_args)
     return verdict_status if args.print_verdict else finish(args, max(status, verdict_status))

@@ -4,8 +4,13 @@ node-problem-detector's convention: exit 0 healthy, 1 unhealthy, 2 unknown.
   ci/verdict.py --summary summary.json [--level N] [--why-unknown TEXT] [--out FILE] [--quiet]
 Prints one JSON object (and writes it to --out):
   {"verdict": "healthy" | "unhealthy" | "unknown", "message": one line,
-   "failing": [{"check", "device", "message", "dependents"}], "counted": {...},
+   "action": the node's recommended action (tdc.fleet.actions: none, rerun,
+   drain, reset_device, reboot, service; the most severe of its checks'),
+   "failing": [{"check", "device", "message", "dependents", "class", "action"}],
+   "counted": {...},
    "caveat": "No TDC_EXPECT: ..." or null,
+   "started", "finished": UTC ISO 8601, "tdc_version", "fingerprint": the
+   configuration it was measured on (tdc.fingerprint; --build-dir for LibTorch),
    "what_to_add": the summary's, one entry per missing piece with its fix and
    its docs/backends.md section (empty unless unhealthy), ...}
 Without TDC_EXPECT a healthy message ends with that caveat (tdc.expectation):
@@ -18,11 +23,13 @@ count for the node; a level whose every check on the node's own devices was
 skipped, or with fewer checks than its mustpass list, is not healthy. A run
 whose summary is missing or damaged is unknown, never healthy. Bad flags and
 an unwritable --out are exit 2 with one line (and no verdict)."""
+import datetime
 import os
 import socket
 
-from tdc import cli, expectation, levels, names, results, safeio
+from tdc import cli, context as run_context, expectation, fingerprint, levels, names, results, safeio
 from tdc.errors import InputError
+from tdc.fleet import actions
 
 EXIT = {"healthy": 0, "unhealthy": 1, "unknown": 2}
 # The entries a suite becomes when a setting is malformed (cmake/TdcSuiteEntries.cmake,
@@ -45,6 +52,9 @@ def failing_of(summary):
             failing.append({"check": test["name"], "device": test["device"],
                             "message": test["message"] or "failed without saying why",
                             "dependents": []})
+    for f in failing:  # the recommended action (tdc.fleet.actions)
+        f["class"] = actions.classify(f["check"], f["message"])
+        f["action"] = actions.action_of(f["class"])
     return failing
 
 
@@ -92,6 +102,19 @@ def decide(summary, level, why_unknown, mustpass=None):
                        + (f". {caveat}" if caveat else "")), [], counted
 
 
+def now_iso():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def dating(started, build_dir):
+    """When the run started and finished, by which TDC, on which configuration
+    (tdc.fingerprint): an adapter trusts a verdict only while it is young and
+    its configuration is the node's now (tdc.recorded)."""
+    return {"started": started or now_iso(), "finished": now_iso(),
+            "tdc_version": run_context.suite_version(),
+            "fingerprint": fingerprint.of(os.environ, build_dir or "")}
+
+
 def parser():
     p = cli.Parser("verdict", __doc__)
     p.add_argument("--summary", required=True, help="the run's summary.json")
@@ -99,6 +122,8 @@ def parser():
     p.add_argument("--why-unknown", default="", help="the run could not tell: this is why")
     p.add_argument("--mustpass-dir", help="the lists to count against (default suites/mustpass)")
     p.add_argument("--out", help="also write the verdict here")
+    p.add_argument("--build-dir", help="the build run: its LibTorch goes into the fingerprint")
+    p.add_argument("--started", help="when the run started (UTC ISO 8601; default: now)")
     p.add_argument("--quiet", action="store_true", help="print nothing; the exit status says it")
     return p
 
@@ -123,12 +148,14 @@ def verdict(argv):
     caveat = (expectation.of_context(context) if context else
               expectation.caveat(os.environ.get("TDC_EXPECT")))
     document = results.stamp({
-        "verdict": outcome, "message": message, "level": args.level,
+        "verdict": outcome, "action": actions.node_action(outcome, failing),
+        "message": message, "level": args.level,
         "host": str(context.get("host") or socket.gethostname()),
         "run_id": summary.get("run_id"), "seconds": summary.get("wall_seconds"),
         "failing": failing,
         "what_to_add": summary.get("what_to_add", []) if outcome == "unhealthy" else [],
-        "devices": summary.get("devices", {}), "counted": counted, "caveat": caveat})
+        "devices": summary.get("devices", {}), "counted": counted, "caveat": caveat,
+        **dating(args.started, args.build_dir)})
     if args.out:
         results.write(args.out, document, "verdict")
     if not args.quiet:

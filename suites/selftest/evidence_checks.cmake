@@ -58,6 +58,17 @@ if(TARGET tdc_loopback)
     COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/package_tampering.py"
       --build-dir=${CMAKE_BINARY_DIR})
   list(APPEND nested_runs package_verify_rejects_each_tampering)
+  # A health check killed while a check hangs leaves no process and no stale
+  # "healthy" (issue 34, finding 8); ci/health, tdc run and tdc.reaper, which
+  # no LibTorch build changes: a tool self-test, seconds each.
+  if(TDC_TOOL_SELFTESTS)
+    foreach(sig TERM KILL)
+      tdc_add_selftest(NAME health_killed_leaves_nothing.${sig} TIMEOUT 600
+        COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/health_killed.py"
+          --build-dir=${CMAKE_BINARY_DIR} --signal=${sig})
+      list(APPEND nested_runs health_killed_leaves_nothing.${sig})
+    endforeach()
+  endif()
   # The README's package-then-verify sequence twice in one tree, both verify;
   # no overwriting; two builds into one folder are two packages (issue 35).
   # ci/package and ci/verify, which no LibTorch build changes: a tool self-test.

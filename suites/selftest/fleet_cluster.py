@@ -35,6 +35,7 @@ import argparse
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -42,6 +43,7 @@ import tarfile
 import tempfile
 import time
 
+from detached import settled as settled_check
 from slurm_cluster import ClusterError, LocalCluster, provision
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -55,6 +57,8 @@ NODES = [
 ]
 SHORT_NODES = [NODES[0], NODES[2]]  # n1 healthy, n3 corrupt-copy
 ADMIN_REASON = "admin: replace fan"
+# An unhealthy node's drain reason names the recommended action (tdc.fleet.actions).
+ACTION_REASON = re.compile(r"TDC: (drain|reset_device|reboot|service): ")
 OUTLIER_BENCHMARK = "transfer/h2d/loopback:0/262144/manual_time_median"
 
 
@@ -252,6 +256,28 @@ def run_nhc(cluster, base, node):
     return done, seconds
 
 
+def adapter_settled(cluster, build, base, script, node):
+    """A detached adapter (slurm-healthcheck) until it applies a verdict of the
+    node's configuration now: the background run it starts is waited for."""
+    times = []
+
+    def call():
+        done, seconds = run_adapter(cluster, base, script, node)
+        times.append(seconds)
+        return done
+    return settled_check(call, os.path.join(base, "health-state"), node), times
+
+
+def nhc_settled(cluster, build, base, node):
+    times = []
+
+    def call():
+        done, seconds = run_nhc(cluster, base, node)
+        times.append(seconds)
+        return done
+    return settled_check(call, os.path.join(base, "health-state"), node), times
+
+
 def wait_node(cluster, node, ready, timeout=240):
     deadline = time.time() + timeout
     while time.time() < deadline:
@@ -310,13 +336,21 @@ def phase_short(cluster, build, base, results, check):
     fault = {"TDC_LOOPBACK_FAULT": "corrupt-copy"}
     write_node_env(results, "n1", {})
     write_node_env(results, "n3", fault)
-    done, _ = run_adapter(cluster, base, "slurm-healthcheck", "n3")
+    done, _ = adapter_settled(cluster, build, base, "slurm-healthcheck", "n3")
     state, reason = cluster.node("n3")
-    check(done.returncode == 1 and state.startswith("drain") and reason.startswith("TDC: "),
-          f"HealthCheckProgram drains faulty n3 with a TDC: reason: exit {done.returncode}, {state}, {reason!r}")
+    check(done.returncode == 1 and state.startswith("drain") and ACTION_REASON.match(reason),
+          f"HealthCheckProgram drains faulty n3 with a TDC: <action>: reason: exit {done.returncode}, "
+          f"{state}, {reason!r}")
+    # A setting the check cannot run with is unknown, which drains (never exit 2 before scontrol).
+    write_node_env(results, "n1", {"TDC_HEALTH_BUDGET": "abc"})
+    done, _ = run_adapter(cluster, base, "slurm-healthcheck", "n1")
+    state, reason = cluster.node("n1")
+    check(done.returncode == 2 and state.startswith("drain") and reason.startswith("TDC: unknown: ")
+          and "budget" in reason,
+          f"a bad TDC_HEALTH_BUDGET drains n1 as unknown: exit {done.returncode}, {state}, {reason!r}")
     cluster.run(["scontrol", "update", "NodeName=n1", "State=DRAIN", f"Reason={ADMIN_REASON}"])
     write_node_env(results, "n1", fault)
-    done, _ = run_adapter(cluster, base, "slurm-healthcheck", "n1")
+    done, _ = adapter_settled(cluster, build, base, "slurm-healthcheck", "n1")
     check(done.returncode == 1 and cluster.node("n1")[1] == ADMIN_REASON,
           f"faulty n1 keeps the administrator's reason: exit {done.returncode}, {cluster.node('n1')}")
 
@@ -331,14 +365,14 @@ def phase_adapters(cluster, build, base, results, check):
     times = []
 
     def healthcheck(node):
-        done, seconds = run_adapter(cluster, base, "slurm-healthcheck", node)
-        times.append(seconds)
+        done, seconds = adapter_settled(cluster, build, base, "slurm-healthcheck", node)
+        times.extend(seconds)
         return done
 
     write_node_env(results, "n3", fault)
     done = healthcheck("n3")
     state, reason = cluster.node("n3")
-    check(done.returncode == 1 and state.startswith("drain") and reason.startswith("TDC: unhealthy: "),
+    check(done.returncode == 1 and state.startswith("drain") and ACTION_REASON.match(reason),
           f"HealthCheckProgram drains faulty n3 with a TDC: reason: exit {done.returncode}, {state}, {reason!r}")
     done = healthcheck("n1")
     check(done.returncode == 0 and settled(cluster, "n1") == ("idle", "none"),
@@ -358,15 +392,15 @@ def phase_adapters(cluster, build, base, results, check):
 
     # NHC's check: die with one line; the same drain rule.
     write_node_env(results, "n3", fault)
-    done, seconds = run_nhc(cluster, base, "n3")
-    times.append(seconds)
+    done, seconds = nhc_settled(cluster, build, base, "n3")
+    times.extend(seconds)
     lines = [line for line in done.stdout.splitlines() if line.startswith("die ")]
     check(done.returncode == 1 and len(lines) == 1 and lines[0].startswith("die 1 unhealthy: "),
           f"check_tdc calls die 1 with one line: {done.stdout!r}")
-    check(cluster.node("n3")[1].startswith("TDC: unhealthy: "), f"check_tdc drains n3: {cluster.node('n3')}")
+    check(bool(ACTION_REASON.match(cluster.node("n3")[1])), f"check_tdc drains n3: {cluster.node('n3')}")
     write_node_env(results, "n3", {})
-    done, seconds = run_nhc(cluster, base, "n3")
-    times.append(seconds)
+    done, seconds = nhc_settled(cluster, build, base, "n3")
+    times.extend(seconds)
     check(done.returncode == 0 and "die" not in done.stdout and settled(cluster, "n3") == ("idle", "none"),
           f"check_tdc passes and resumes n3 once healthy: {done.stdout!r}, {cluster.node('n3')}")
 
@@ -385,7 +419,7 @@ def phase_adapters(cluster, build, base, results, check):
     write_node_env(results, "n3", fault)
     job = cluster.run(["sbatch", "--parsable", "-w", "n3", "-o", "/dev/null", "--wrap", "true"]).stdout.strip()
     state, reason = wait_node(cluster, "n3", lambda s, r: s.startswith("drain"))
-    check(reason.startswith("TDC: unhealthy: "), f"the Prolog drains faulty n3 with a TDC: reason: {state}, {reason!r}")
+    check(bool(ACTION_REASON.match(reason)), f"the Prolog drains faulty n3 with a TDC: reason: {state}, {reason!r}")
     record = cluster.run(["scontrol", "show", "job", job, "-o"]).stdout
     check("Reason=launch_failed_requeued_held" in record and "Restarts=0 " not in record,
           f"the job that met the faulty node was requeued, not run: {record[:300]}")
@@ -393,7 +427,7 @@ def phase_adapters(cluster, build, base, results, check):
     gpu_job = cluster.run(["sbatch", "--parsable", "-w", "n6", "--gres=gpu:1", "-o", "/dev/null",
                            "--wrap", "true"]).stdout.strip()
     state, reason = wait_node(cluster, "n6", lambda s, r: s.startswith("drain"))
-    check(reason.startswith("TDC: unhealthy: [job GPUs cuda:0=GPU 1]") and "cuda_at_least_1" in reason,
+    check(ACTION_REASON.match(reason) and "[job GPUs cuda:0=GPU 1]" in reason and "cuda_at_least_1" in reason,
           f"the Prolog checks the job's GPU (Slurm's GPU 1 as cuda:0) and names both: {reason!r}")
     cluster.run(["scancel", gpu_job, blocker])
     write_node_env(results, "n3", {})

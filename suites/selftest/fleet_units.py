@@ -34,12 +34,20 @@ def drain_rule():
         ("healthy", "drained", "admin: replace fan", "none"),  # never lifts another's drain
         ("healthy", "idle", "none", "none"),
         ("healthy", "idle", "TDC: stale note", "none"),        # not drained: nothing to resume
+        ("healthy", "mixed+drain", "TDC: drain: x", "resume"),  # a drained node still running a job
+        ("healthy", "idle+drain", "TDC: reboot: x", "resume"),
+        ("healthy", "mixed", "TDC: drain: x", "none"),
+        ("healthy", "mixed+drain", "admin: replace fan", "none"),
     ]
     for verdict, state, reason, action in cases:
         expect(drain.decide(verdict, state, reason)[0], action, f"decide({verdict}, {state}, {reason!r})")
     line = drain.drain_reason("unhealthy", "a\nb " + "x" * 300)
     expect((line.startswith("TDC: unhealthy: a b"), "\n" in line, len(line) <= 200), (True, False, True),
            "a drain reason is one line of at most 200 characters, led by TDC:")
+    expect(drain.drain_reason("unhealthy", "cuda:3 EventBlock timed out", "reset_device"),
+           "TDC: reset_device: cuda:3 EventBlock timed out", "an unhealthy reason names the action")
+    expect(drain.drain_reason("unknown", "no verdict", "rerun"), "TDC: unknown: no verdict",
+           "an unknown reason says unknown")
 
 
 def slurm_parsing():

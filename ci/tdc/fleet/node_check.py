@@ -5,6 +5,7 @@ expectation taken from what Slurm says the node or job has, and, with
 --drain, the one drain rule (tdc.fleet.drain) applied to the node.
 
   python3 -m tdc.fleet.node_check [--build-dir DIR] [--budget SECONDS] [--drain]
+      [--mode run|detached|recorded] [--interval S] [--max-age S]
       [--node NAME] [--job-gpus LIST] [--state-dir DIR] [--width N]
 --build-dir defaults to TDC_BUILD_DIR; --node to SLURMD_NODENAME, else the
 short host name; --job-gpus (a Prolog's SLURM_JOB_GPUS) checks exactly those
@@ -13,18 +14,34 @@ i-th of them, and the message names both. Without TDC_EXPECT the expectation
 is the loopback's device count when the loopback is the backend, the job's
 GPUs, or the GPUs Slurm configures on the node (gres gpu:N).
 
+--mode: `run` (the default; the Epilog) runs level 1 now and records its
+verdict in the state folder; `detached` (HealthCheckProgram, NHC, npd)
+answers at once from the recorded verdict and, when it is older than
+--interval, missing, or not trusted, starts one level-1 run in the
+background (its own session and budget, one at a time per node under a
+lock in the state folder): the next call applies it; `recorded` (the
+Prolog) answers from the recorded verdict only. A recorded verdict older
+than --max-age, from a run that did not finish, or measured on another
+configuration (tdc.fingerprint) is unknown (tdc.recorded). No verdict yet is
+unknown too, which drains: the first check after boot drains the node with
+`TDC: unknown: no verdict yet (a level-1 run started ...)` and a later one
+resumes it once the run was healthy.
+
 Prints one line, `<verdict>: <message>` (at most --width characters), and
 the drain's one line on stderr. Exit 0 healthy, 1 unhealthy, 2 unknown.
 """
+import argparse
+import fcntl
 import hashlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
 
-from tdc import ROOT, cli
-from tdc.fleet import allocation, drain, run_tree
+from tdc import ROOT, cli, fingerprint, recorded
+from tdc.fleet import actions, allocation, drain, run_tree
 from tdc.fleet.slurm import SlurmError, gres_gpus, run
 
 EXIT = {"healthy": 0, "unhealthy": 1, "unknown": 2}
@@ -55,10 +72,21 @@ def check_environment(env, node, job_gpus, build_dir=None):
     return env
 
 
+def state_key(build_dir, node):
+    """NODE's name for BUILD_DIR in the state folder (a state folder on shared
+    storage stays per node)."""
+    return node + "-" + hashlib.sha256(os.path.abspath(build_dir).encode()).hexdigest()[:12]
+
+
+def verdict_path(build_dir, state_dir, node):
+    """Where ci/health records NODE's last level-1 verdict of BUILD_DIR."""
+    return os.path.join(state_dir, f"last-{state_key(build_dir, node)}.json")
+
+
 def run_health(build_dir, budget, state_dir, env, node):
-    """ci/health's verdict (a dict) from NODE's run tree of BUILD_DIR (named
-    by the node too: a state folder on shared storage stays per node)."""
-    key = node + "-" + hashlib.sha256(os.path.abspath(build_dir).encode()).hexdigest()[:12]
+    """ci/health's verdict (a dict) from NODE's run tree of BUILD_DIR; it is
+    also recorded at verdict_path()."""
+    key = state_key(build_dir, node)
     try:
         tree = run_tree.prepare(build_dir, os.path.join(state_dir, f"run-{key}"))
     except (run_tree.RunTreeError, OSError) as error:
@@ -66,10 +94,18 @@ def run_health(build_dir, budget, state_dir, env, node):
     out = os.path.join(state_dir, f"last-{key}")
     command = [os.path.join(ROOT, "ci", "health"), f"--build-dir={tree}", f"--budget={budget}",
                f"--out={out}", f"--verdict={out}.json"]
+    # Its own group, killed whole at the limit (ctest's own group goes with it: tdc.reaper).
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               env=env, start_new_session=True)
     try:
-        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=budget + 30)
+        stdout, stderr = process.communicate(timeout=budget + 30)
     except subprocess.TimeoutExpired:
+        stop_group(process)
         return {"verdict": "unknown", "message": f"ci/health did not finish within {budget + 30} s"}
+    except BaseException:
+        stop_group(process)
+        raise
+    done = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
     for line in reversed(done.stdout.splitlines()):
         try:
             verdict = json.loads(line)
@@ -80,6 +116,62 @@ def run_health(build_dir, budget, state_dir, env, node):
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     return {"verdict": "unknown", "message": f"ci/health printed no verdict (exit {done.returncode}"
                                              f"{': ' + lines[-1] if lines else ''})"}
+
+
+def stop_group(process):
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.communicate()
+
+
+def lock_path(build_dir, state_dir, node):
+    return os.path.join(state_dir, f"health-{state_key(build_dir, node)}.lock")  # run-*.lock is run_tree's
+
+
+def run_under_way(path):
+    """Whether a background run holds the lock at PATH now."""
+    try:
+        with open(path, "a") as handle:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                return True
+            fcntl.flock(handle, fcntl.LOCK_UN)
+    except OSError:
+        return False
+    return False
+
+
+def start_background(args, env, budget):
+    """Starts one level-1 run detached from the caller (its own session, no
+    inherited output: slurmd and NHC wait for the pipes they gave), unless
+    one is under way; it takes the node's lock itself (one at a time).
+    Returns what it did, for the message."""
+    lock = lock_path(args.build_dir, args.state_dir, args.node)
+    if run_under_way(lock):
+        return "a level-1 run is under way"
+    log = os.path.join(args.state_dir, f"background-{state_key(args.build_dir, args.node)}.log")
+    command = [sys.executable, "-m", "tdc.fleet.node_check", "--mode=background",
+               f"--build-dir={args.build_dir}", f"--budget={budget}", f"--node={args.node}",
+               f"--state-dir={args.state_dir}"]
+    child_env = dict(env, PYTHONPATH=os.path.join(ROOT, "ci") + (
+        ":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else ""))
+    with open(log, "w") as output:
+        subprocess.Popen(command, env=child_env, stdin=subprocess.DEVNULL, stdout=output, stderr=output,
+                         start_new_session=True, close_fds=True)
+    return "a level-1 run started in the background"
+
+
+def background(args, env, budget):
+    """One level-1 run under the node's lock (none when one is under way)."""
+    with open(lock_path(args.build_dir, args.state_dir, args.node), "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return {"verdict": "unknown", "message": "a level-1 run is under way"}
+        return run_health(args.build_dir, budget, args.state_dir, env, args.node)
 
 
 def message_of(verdict, env):
@@ -93,29 +185,80 @@ def message_of(verdict, env):
     return message
 
 
+MODES = ("run", "detached", "recorded", "background")
+
+
+def answer(args, env, numbers):
+    """The verdict the mode gives (see MODES and the module's doc)."""
+    budget = numbers["budget"]
+    if args.mode == "run":
+        return run_health(args.build_dir, budget, args.state_dir, env, args.node)
+    if args.mode == "background":
+        return background(args, env, budget)
+    # detached and recorded: the last completed verdict, trusted only while
+    # young and measured on the node's configuration now (tdc.recorded).
+    now = fingerprint.of(env, args.build_dir)
+    path = verdict_path(args.build_dir, args.state_dir, args.node)
+    verdict, age = recorded.trusted(path, now, numbers["max_age"])
+    verdict = dict(verdict)
+    if args.mode == "detached" and (verdict["verdict"] == "unknown" and verdict.get("action") == "rerun"
+                                    or age is None or age >= numbers["interval"]):
+        started = start_background(args, env, budget)
+        if verdict["verdict"] == "unknown":
+            verdict["message"] = f"{verdict['message']} ({started}; the next check applies it)"
+    elif args.mode == "recorded" and verdict["verdict"] == "unknown":
+        verdict["message"] = f"{verdict['message']} (the Epilog or the health check records one)"
+    return verdict
+
+
 def body(argv):
     parser = cli.Parser("node_check", __doc__)
     parser.add_argument("--build-dir", default=os.environ.get("TDC_BUILD_DIR", ""))
-    parser.add_argument("--budget", type=cli.whole(10, 86400), default=os.environ.get("TDC_HEALTH_BUDGET", "45"),
-                        help="ci/health's budget, seconds (TDC_HEALTH_BUDGET, default 45)")
+    # Checked below, not by argparse: a bad budget (TDC_HEALTH_BUDGET=abc from
+    # the site's settings) must still reach the drain rule as unknown, never
+    # exit 2 before it and leave the node in service unchecked.
+    parser.add_argument("--budget", default=os.environ.get("TDC_HEALTH_BUDGET", "45"),
+                        help="ci/health's budget, seconds, 10 to 86400 (TDC_HEALTH_BUDGET, default 45)")
+    parser.add_argument("--mode", choices=MODES, default="run",
+                        help="run: level 1 now; detached: the recorded verdict, a background run when it is "
+                             "older than --interval; recorded: the recorded verdict only (a Prolog)")
+    parser.add_argument("--interval", default=os.environ.get("TDC_HEALTH_INTERVAL", "300"),
+                        help="detached: start a new run when the verdict is older, seconds (TDC_HEALTH_INTERVAL, 300)")
+    parser.add_argument("--max-age", default=os.environ.get("TDC_HEALTH_MAX_AGE", "1800"),
+                        help="an older verdict is unknown, seconds (TDC_HEALTH_MAX_AGE, default 1800)")
     parser.add_argument("--drain", action="store_true")
     parser.add_argument("--node", default=os.environ.get("SLURMD_NODENAME") or socket.gethostname().split(".")[0])
     parser.add_argument("--job-gpus", default="")
     parser.add_argument("--state-dir", default=os.environ.get("TDC_HEALTH_STATE", "/var/tmp/tdc-health"))
     parser.add_argument("--width", type=int, default=200)
     args = parser.parse_args(argv)
-    env = check_environment(os.environ, args.node, args.job_gpus, args.build_dir)
-    if not args.build_dir:
+    # A recorded verdict is the node's (all its devices): a Prolog compares
+    # the node's configuration, not its job's.
+    job_gpus = args.job_gpus if args.mode == "run" else ""
+    env = check_environment(os.environ, args.node, job_gpus, args.build_dir)
+    numbers, bad = {}, []
+    for name, value, what in (("budget", args.budget, "--budget or TDC_HEALTH_BUDGET"),
+                              ("interval", args.interval, "--interval or TDC_HEALTH_INTERVAL"),
+                              ("max_age", args.max_age, "--max-age or TDC_HEALTH_MAX_AGE")):
+        try:
+            numbers[name] = cli.whole(10, 86400)(str(value))
+        except argparse.ArgumentTypeError as error:
+            bad.append(f"bad {name.replace('_', ' ')} ({what}, 10 to 86400 s): {error}")
+    if bad:
+        verdict = {"verdict": "unknown", "message": "cannot run the check: " + "; ".join(bad)}
+    elif not args.build_dir:
         verdict = {"verdict": "unknown", "message": "no TDC build (--build-dir or TDC_BUILD_DIR)"}
     else:
         os.makedirs(args.state_dir, exist_ok=True)
-        verdict = run_health(args.build_dir, args.budget, args.state_dir, env, args.node)
+        verdict = answer(args, env, numbers)
     outcome = verdict["verdict"]
+    recommended = verdict.get("action") if verdict.get("action") in actions.ACTIONS else \
+        actions.node_action(outcome, [])
     message = message_of(verdict, env)
     status = EXIT[outcome]
     if args.drain:
         try:
-            print(drain.apply(args.node, outcome, message), file=sys.stderr)
+            print(drain.apply(args.node, outcome, message, recommended), file=sys.stderr)
         except SlurmError as error:
             print(f"node_check: cannot apply the drain rule: {error}", file=sys.stderr)
             status = 2  # the rule is not applied: fail closed
