@@ -81,7 +81,7 @@ def test_the_thresholds_table_has_each_result_its_threshold_and_verdict(tmp_path
     (tmp_path / "a").mkdir()
     page = page_of(results_folder(tmp_path / "a"))
     rows = re.findall(r'<tr class="threshold" data-verdict="([^"]+)">(.*?)</tr>', page, re.S)
-    flat = {re.sub(r"<[^>]+>", " ", row).split()[2]: verdict for verdict, row in rows}
+    flat = {re.sub(r"<[^>]+>", " ", row).split()[3]: verdict for verdict, row in rows}
     assert flat == {"d2d": "passed", "clone": "violated"}, rows
     assert "≥ 0.1" in page and "≥ 0.3" in page
     assert "thresholds: 2 of 2 results checked, 1 violation(s)" in page
