@@ -116,3 +116,19 @@ def test_a_megabyte_message_is_cut_with_a_pointer_to_summary_json(tmp_path):
     page = page_of(results_folder(tmp_path / "a", failed=True, message="y" * 1_000_000))
     assert len(page) < 200_000, len(page)
     assert "the whole message is in summary.json" in page
+
+
+def test_a_fault_runs_reference_failures_keep_their_prefix_and_column(tmp_path):
+    """ci/faults: the loopback under test beside its reference twin, both on loopback:0."""
+    (tmp_path / "a").mkdir()
+    folder = results_folder(tmp_path / "a", failed=True, message="faulty copy")
+    summary = json.loads((folder / "summary.json").read_text())
+    summary["tests"].append({"name": "loopback:Placement.RoundTrip/loopback_0", "check": "Placement.RoundTrip",
+                             "device": "loopback:0", "status": "failed", "seconds": 0.5,
+                             "message": "reference broke", "twin": True})
+    (folder / "summary.json").write_text(json.dumps(summary))
+    page = page_of(folder)
+    assert '<th class="device reference">loopback:0 (reference)</th>' in page
+    assert '<th class="device">loopback:0</th>' in page      # the device under test, not the reference
+    causes = re.findall(r'<tr class="root-cause" data-check="([^"]+)">', page)
+    assert sorted(causes) == ["Placement.RoundTrip", "loopback:Placement.RoundTrip"], causes

@@ -240,8 +240,10 @@ def root_causes(summary, tests):
             continue
         name = str(group.get("root_cause"))
         test = by_name.get(name, {"name": name})
-        entry = listed.setdefault(matrix.check_of(test), {
-            "check": matrix.check_of(test), "tests": [], "devices": [], "dependents": [],
+        # A reference (twin) check keeps its `loopback:` prefix: its failure is never the node's.
+        check = (upstream.names.TWIN_PREFIX if test.get("twin") else "") + matrix.check_of(test)
+        entry = listed.setdefault(check, {
+            "check": check, "tests": [], "devices": [], "dependents": [],
             "message": test.get("message") or group.get("message") or "(no message recorded)"})
         entry["tests"].append(name)
         if test.get("device") and test["device"] not in entry["devices"]:
@@ -307,8 +309,17 @@ def view(results_dir):
     recorded = summary.get("totals") if isinstance(summary.get("totals"), dict) else {}
     if recorded and any(recorded.get(s, 0) != totals[s] for s in STATUSES):
         problems.append(f"summary.json's totals {recorded} differ from its tests {totals}")
+    # The reference backend's devices are labelled as such. With twins (a
+    # fault run, a vendor's backend beside the loopback's reference run), the
+    # twins' results get columns of their own, "loopback:0 (reference)", so
+    # that a reference failure never reads as the node's; without them the
+    # loopback's devices are the reference.
+    twins = any(t.get("twin") for t in tests)
+    tests = [dict(t, device=f"{t.get('device') or 'host'} (reference)") if t.get("twin") else t for t in tests]
     cells = matrix.cells_of(tests)
     devices = sorted(cells, key=device_order)
+    reference = [d for d in devices if d.endswith(" (reference)")
+                 or (not twins and d.startswith(REFERENCE + ":"))]
     checks = sorted({check for by_check in cells.values() for check in by_check})
     instances = {}
     for test in tests:
@@ -350,6 +361,7 @@ def view(results_dir):
             "seed": seed_of(results_dir), "seed_keys": SEED_KEYS, "seed_file": SEED_FILE,
             "thresholds": threshold_rows, "thresholds_line": threshold_line,
             "bench_table": bench_table(results), "skips": skip_reasons(tests), "reference": REFERENCE,
+            "reference_devices": reference,
             "subtitle": subtitle, "caveat": expectation.of_context(context), "statuses": STATUSES, "totals": totals, "tests": shown,
             "problems": problems, "what_to_add": what_to_add_of(summary),
             "missing_kernels": missing_kernels(summary, tests),
