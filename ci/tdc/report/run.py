@@ -74,6 +74,12 @@ def skip_reasons(tests):
     return sorted(reasons.values(), key=lambda e: (-e["count"], e["reason"]))
 
 
+def labelled(tests):
+    """The tests as the page's grid shows them: a reference (twin) result on
+    a device of its own, "loopback:0 (reference)"."""
+    return [dict(t, device=f"{t.get('device') or 'host'} (reference)") if t.get("twin") else t for t in tests]
+
+
 def bench_table(results):
     """The numbers the console prints, one row per benchmark series."""
     rows = []
@@ -315,7 +321,7 @@ def view(results_dir):
     # that a reference failure never reads as the node's; without them the
     # loopback's devices are the reference.
     twins = any(t.get("twin") for t in tests)
-    tests = [dict(t, device=f"{t.get('device') or 'host'} (reference)") if t.get("twin") else t for t in tests]
+    tests = labelled(tests)
     cells = matrix.cells_of(tests)
     devices = sorted(cells, key=device_order)
     reference = [d for d in devices if d.endswith(" (reference)")
