@@ -106,3 +106,115 @@ def test_the_check_catches_a_missing_tool_and_an_unknown_flag():
 def test_broken_yaml_is_not_accepted(tmp_path):
     with pytest.raises(yaml.YAMLError):
         yaml.safe_load("jobs:\n  merge:\n    steps: [\n")
+
+
+# Issue 35, "CI templates that work for a fleet": each template's matrix,
+# rendered to its jobs, is runner x build (one job per host and build, each
+# pinned to its host's runner), `system` (Debian's 1.13.1, CPU only) never
+# shares a host with the GPU builds, and an empty signers setting fails the
+# merge job before ci/merge could run with checks off.
+SYSTEM = "system"
+
+
+def github_jobs(flow):
+    """[(host, build, runner labels)] of the conformance matrix, as GitHub expands it."""
+    job = flow["jobs"]["conformance"]
+    matrix = dict(job["strategy"]["matrix"])
+    include = matrix.pop("include", [])
+    combos = [{}]
+    for key, values in matrix.items():
+        combos = [dict(c, **{key: v}) for c in combos for v in values]
+    combos += [dict(extra) for extra in include]
+    return [(c["host"], c["torch"], [label.replace("${{ matrix.host }}", c["host"])
+                                     .replace("${{ matrix.torch }}", c["torch"]) for label in job["runs-on"]])
+            for c in combos]
+
+
+def gitlab_jobs(pipeline):
+    job = pipeline["conformance"]
+    found = []
+    for entry in job["parallel"]["matrix"]:
+        for host in entry["HOST"]:
+            for build in entry["TORCH"]:
+                found.append((host, build, [t.replace("$HOST", host).replace("$TORCH", build) for t in job["tags"]]))
+    return found
+
+
+def fleet_problems(jobs):
+    problems = []
+    if len({host for host, _, _ in jobs}) < 2:
+        problems.append("fewer than two hosts: the matrix does not fan out per host")
+    if len(set((h, b) for h, b, _ in jobs)) != len(jobs):
+        problems.append("a host and build appear twice")
+    for host, build, labels in jobs:
+        if host not in labels:
+            problems.append(f"{host} {build}: not pinned to its host's runner (labels {labels})")
+    gpu_hosts = {host for host, build, _ in jobs if build != SYSTEM}
+    for host, build, _ in jobs:
+        if build == SYSTEM and host in gpu_hosts:
+            problems.append(f"{host}: system (CPU only) on a GPU host")
+    return problems
+
+
+def test_github_matrix_is_runner_by_build_with_system_off_gpu_hosts():
+    jobs = github_jobs(load("github-actions.yml"))
+    assert fleet_problems(jobs) == [] and ("cpu-node-01", SYSTEM) in [(h, b) for h, b, _ in jobs]
+
+
+def test_gitlab_matrix_is_runner_by_build_with_system_off_gpu_hosts():
+    jobs = gitlab_jobs(load("gitlab-ci.yml"))
+    assert fleet_problems(jobs) == [] and ("cpu-node-01", SYSTEM) in [(h, b) for h, b, _ in jobs]
+
+
+def test_the_fleet_check_finds_the_old_matrices_wrong():
+    old_github = {"jobs": {"conformance": {"strategy": {"matrix": {"torch": ["2.13.0", "2.14.1", "system"]}},
+                                           "runs-on": ["self-hosted", "linux", "tdc-gpu"]}}}
+    old = [("tdc-gpu", b, ["self-hosted", "linux", "tdc-gpu"]) for b in ("2.13.0", "2.14.1", SYSTEM)]
+    assert "fewer than two hosts: the matrix does not fan out per host" in fleet_problems(old)
+    assert "tdc-gpu: system (CPU only) on a GPU host" in fleet_problems(old)
+    with pytest.raises(KeyError):   # no host in the matrix at all
+        github_jobs(old_github)
+    flow = load("github-actions.yml")
+    flow["jobs"]["conformance"]["strategy"]["matrix"]["torch"].append(SYSTEM)
+    assert any("system (CPU only) on a GPU host" in p for p in fleet_problems(github_jobs(flow)))
+    flow = load("github-actions.yml")
+    flow["jobs"]["conformance"]["runs-on"] = ["self-hosted", "linux", "tdc-gpu"]
+    assert any("not pinned to its host's runner" in p for p in fleet_problems(github_jobs(flow)))
+    pipeline = load("gitlab-ci.yml")
+    pipeline["conformance"]["tags"] = ["tdc-gpu"]
+    assert any("not pinned" in p for p in fleet_problems(gitlab_jobs(pipeline)))
+
+
+def merge_script(name, document):
+    if name == "github-actions.yml":
+        step = next(s for s in document["jobs"]["merge"]["steps"] if s.get("id") == "merge")
+        return step["run"]
+    return "\n".join(document["merge"]["script"])
+
+
+def run_merge_step(tmp_path, script, signers):
+    """The merge step's own shell, in a folder whose ci/merge only records that it ran."""
+    (tmp_path / "ci").mkdir(exist_ok=True)
+    stub = tmp_path / "ci" / "merge"
+    stub.write_text('#!/bin/sh\necho "$@" > merge-called; mkdir -p merged; echo {} > merged/matrix.json\n')
+    stub.chmod(0o755)
+    (tmp_path / "packages").mkdir(exist_ok=True)
+    (tmp_path / "packages" / "a.tar.gz").write_text("")
+    run = subprocess.run(["bash", "-ec", script], cwd=tmp_path, capture_output=True, text=True, timeout=30,
+                         env=dict(os.environ, TDC_ALLOWED_SIGNERS=signers, GITHUB_OUTPUT=str(tmp_path / "out")))
+    return run.returncode, (tmp_path / "merge-called").exists()
+
+
+@pytest.mark.parametrize("name", ["github-actions.yml", "gitlab-ci.yml"])
+def test_an_empty_signers_setting_fails_the_merge_job(tmp_path, name):
+    script = merge_script(name, load(name))
+    (tmp_path / "empty").mkdir()
+    assert run_merge_step(tmp_path / "empty", script, "") == (2, False)
+    (tmp_path / "set").mkdir()
+    assert run_merge_step(tmp_path / "set", script, "allowed_signers") == (0, True)
+    # The check fails a template without the guard: ci/merge runs with checks off.
+    unguarded = "\n".join(line for line in script.splitlines() if "TDC_ALLOWED_SIGNERS\" ]" not in line
+                          and "TDC_ALLOWED_SIGNERS:-}\" ]" not in line and "echo \"TDC_ALLOWED" not in line
+                          and line.strip() not in ("fi",))
+    (tmp_path / "unguarded").mkdir()
+    assert run_merge_step(tmp_path / "unguarded", unguarded, "") == (0, True)

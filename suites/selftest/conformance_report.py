@@ -50,6 +50,23 @@ EARLIER = "job: before ci/conformance (this line must stay)\n"
 CAVEAT = "No TDC_EXPECT: this proves nothing about which accelerators should be present"
 
 
+def page_problems(page, seed, verdict):
+    """What a person reading report.html alone would miss (issue 35): the
+    banner with its verdict and level, the seed's four lines as the log
+    printed them, the thresholds section. [one line each]"""
+    problems = []
+    banner = re.search(r'<div class="banner banner-(pass|fail)" id="banner">\s*<b id="verdict">(PASS|FAIL)</b>'
+                       r'.*?id="banner-level">(level \d)</span>', page, re.S)
+    if not banner or banner.group(2) != verdict or banner.group(3) != "level 1":
+        problems.append(f"the page has no {verdict} banner for level 1")
+    for key in SEED_KEYS:
+        if f'<tr class="seed-line"><th class="mono">{key}</th><td class="mono">{seed.get(key)}</td></tr>' not in page:
+            problems.append(f"the page lacks the seed's line {key}={seed.get(key)}")
+    if 'id="thresholds-line"' not in page:
+        problems.append("the page has no thresholds section")
+    return problems
+
+
 def log_problems(text, results):
     """What the run's log lost: [one line each]."""
     problems = []
@@ -133,6 +150,13 @@ def main():
         problems.append(f"the verdict JSON's caveat is {verdict.get('caveat')!r}, expected {CAVEAT!r}")
     if f'id="caveat"><b>{CAVEAT}</b>' not in page:
         problems.append("the report's header does not say that the run had no TDC_EXPECT")
+    # The report reads on its own: banner, seed lines, thresholds; a page
+    # without them (an older report) must fail the same check.
+    problems += page_problems(page, seed_report(text), "FAIL")
+    bare = re.sub(r'<div class="banner.*?</div>\s*</div>|<table id="seed-table">.*?</table>|id="thresholds-line"',
+                  "", page, flags=re.S)
+    if len(page_problems(bare, seed_report(text), "FAIL")) < 6:
+        problems.append("the page check passed a page without its banner, seed lines and thresholds")
 
     # A seed that fails (an expected device this host lacks) is a result of
     # the run, not its end: the level still runs and leaves its report.

@@ -133,39 +133,54 @@ def describe(r):
     return f"{r.where()}: {r.family} {r.pattern}{size}"
 
 
+def judge(thresholds, r):
+    """One result against its device's entry: a dict with verdict ("did not
+    run", "no entry", "not checked", "passed", "violated"), the entry's key,
+    measured and limit (numbers in unit: "GB/s" at least, "us" at most) and
+    the line check_thresholds prints for a violation. The report's
+    thresholds table and the command's lines both come from here."""
+    key, entry = entry_for(thresholds, r)
+    row = {"result": describe(r), "key": key, "measured": None, "limit": None, "unit": None, "line": None}
+    if r.error:
+        return dict(row, verdict="did not run", line=f"{describe(r)}: did not run: {r.error}")
+    if entry is None:
+        return dict(row, verdict="no entry")
+    limits = entry.get(FAMILY_KEY.get(r.family, ""), {})
+    if r.family == "transfer":
+        steps = limits.get(r.pattern)
+        required = step_value(steps, r.size) if steps and r.size else None
+        measured = r.bytes_per_second / 1e9 if r.bytes_per_second else None
+        row.update(unit="GB/s", measured=measured, limit=required)
+        if required is None or measured is None:
+            return dict(row, verdict="not checked")
+        if measured < required:
+            return dict(row, verdict="violated", line=f"{describe(r)}: {measured:.3f} GB/s < required "
+                                                      f"{required:g} GB/s (thresholds '{key}')")
+        return dict(row, verdict="passed")
+    required = limits.get(r.pattern, limits.get("*"))
+    measured = r.seconds * 1e6 if r.seconds is not None else None
+    row.update(unit="us", measured=measured, limit=required)
+    if required is None or measured is None:
+        return dict(row, verdict="not checked")
+    if measured > required:
+        return dict(row, verdict="violated", line=f"{describe(r)}: {measured:.1f} us > allowed {required:g} us "
+                                                  f"(thresholds '{key}')")
+    return dict(row, verdict="passed")
+
+
 def check(thresholds, results):
     """Returns (checked, violations, unchecked, devices without an entry)."""
     violations, unchecked, no_entry, checked = [], [], {}, 0
     for r in results:
-        key, entry = entry_for(thresholds, r)
-        if r.error:
-            violations.append(f"{describe(r)}: did not run: {r.error}")
-            continue
-        if entry is None:
+        row = judge(thresholds, r)
+        if row["verdict"] == "no entry":
             no_entry.setdefault(r.where(), r.device_type)
-            continue
-        limits = entry.get(FAMILY_KEY.get(r.family, ""), {})
-        if r.family == "transfer":
-            steps = limits.get(r.pattern)
-            required = step_value(steps, r.size) if steps and r.size else None
-            measured = r.bytes_per_second / 1e9 if r.bytes_per_second else None
-            if required is None or measured is None:
-                unchecked.append(describe(r))
-                continue
-            checked += 1
-            if measured < required:
-                violations.append(f"{describe(r)}: {measured:.3f} GB/s < required {required:g} GB/s "
-                                  f"(thresholds '{key}')")
+        elif row["verdict"] == "not checked":
+            unchecked.append(row["result"])
         else:
-            required = limits.get(r.pattern, limits.get("*"))
-            if required is None or r.seconds is None:
-                unchecked.append(describe(r))
-                continue
-            checked += 1
-            measured = r.seconds * 1e6
-            if measured > required:
-                violations.append(f"{describe(r)}: {measured:.1f} us > allowed {required:g} us "
-                                  f"(thresholds '{key}')")
+            checked += row["verdict"] != "did not run"
+            if row["line"]:
+                violations.append(row["line"])
     return checked, violations, unchecked, no_entry
 
 

@@ -17,11 +17,125 @@ import re
 import sys
 
 from tdc import expectation
+from tdc.bench import thresholds as bench_thresholds
 from tdc.fleet import matrix, upstream
 from tdc.fleet.upstream import InputError
 from tdc.report import charts, render
 
 STATUSES = ("passed", "failed", "skipped", "known_failure")
+# A message longer than this is cut in the page, with a pointer to
+# summary.json, which keeps it whole: 1 MB messages made an 8 MB page.
+MESSAGE_CAP = 4000
+# The seed's four lines (device_select: suites/device_select), which
+# ci/conformance keeps in the results folder as SEED_FILE.
+SEED_FILE = "device_select.txt"
+SEED_KEYS = ("selected_device", "model_device", "input_device", "output_device")
+# The backend TDC brings as its reference (the loopback): its devices are
+# labelled as such, never read as the node's hardware.
+REFERENCE = "loopback"
+
+
+def capped(message, cap=MESSAGE_CAP):
+    text = str(message or "")
+    if len(text) <= cap:
+        return text
+    return text[:cap] + f" … ({len(text) - cap} more characters: the whole message is in summary.json)"
+
+
+def seed_of(results_dir):
+    """{key: value} of the seed's report (device_select's lines), or None
+    when the run kept none (ci/report on an older run, `tdc run` alone)."""
+    try:
+        with open(os.path.join(results_dir, SEED_FILE), encoding="utf-8", errors="replace") as f:
+            text = f.read(65536)
+    except OSError:
+        return None
+    values = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and re.fullmatch(r"[a-z_]+", key) and key not in values:
+            values[key] = value
+    return values
+
+
+def skip_reasons(tests):
+    """[(reason, count, example devices)] of the skipped tests, most first."""
+    reasons = {}
+    for test in tests:
+        if test.get("status") != "skipped":
+            continue
+        reason = capped(str(test.get("message") or "(no reason recorded)").splitlines()[0]
+                        if test.get("message") else "(no reason recorded)", 400)
+        entry = reasons.setdefault(reason, {"reason": reason, "count": 0, "devices": []})
+        entry["count"] += 1
+        device = str(test.get("device") or "host")
+        if device not in entry["devices"]:
+            entry["devices"].append(device)
+    return sorted(reasons.values(), key=lambda e: (-e["count"], e["reason"]))
+
+
+def labelled(tests):
+    """The tests as the page's grid shows them: a reference (twin) result on
+    a device of its own, "loopback:0 (reference)"."""
+    return [dict(t, device=f"{t.get('device') or 'host'} (reference)") if t.get("twin") else t for t in tests]
+
+
+def bench_table(results):
+    """The numbers the console prints, one row per benchmark series."""
+    rows = []
+    for r in results:
+        row = {"device": r.where(), "family": r.family, "pattern": r.pattern,
+               "size": upstream.bench_results.human_bytes(r.size) if r.size else "",
+               "bandwidth": f"{r.bytes_per_second / 1e9:.3f}" if r.bytes_per_second else "",
+               "time": f"{r.seconds * 1e6:.1f}" if r.seconds is not None else "",
+               "cv": f"{r.cv * 100:.1f}%" if r.cv is not None else "", "repetitions": r.repetitions,
+               "error": capped(r.error, 400) if r.error else "",
+               "reference": r.device_type == REFERENCE}
+        rows.append(row)
+    return rows
+
+
+def thresholds_of(results, path=None):
+    """(rows, summary line, problem) of the run's results against
+    bench/thresholds.json, as check_thresholds judges them."""
+    path = path or bench_thresholds.DEFAULT_THRESHOLDS
+    if not results:
+        return [], "no benchmark results: no threshold checked", None
+    try:
+        entries = bench_thresholds.load_thresholds(path, {r.device_type for r in results})
+    except InputError as error:
+        return [], f"thresholds not checked: {path}: {upstream.one_line(error)}", "unreadable"
+    rows = []
+    for r in results:
+        row = bench_thresholds.judge(entries, r)
+        row["measured"] = "" if row["measured"] is None else (
+            f"{row['measured']:.3f}" if row["unit"] == "GB/s" else f"{row['measured']:.1f}")
+        row["limit"] = "" if row["limit"] is None else (
+            f"≥ {row['limit']:g}" if row["unit"] == "GB/s" else f"≤ {row['limit']:g}")
+        row["reference"] = r.device_type == REFERENCE
+        rows.append(row)
+    checked = sum(1 for row in rows if row["verdict"] in ("passed", "violated"))
+    violated = sum(1 for row in rows if row["verdict"] in ("violated", "did not run"))
+    line = f"thresholds: {checked} of {len(rows)} results checked, {violated} violation(s)"
+    return rows, line, None
+
+
+def banner_of(context, summary, totals, threshold_rows):
+    """PASS or FAIL, with host, date and level, and why a FAIL failed."""
+    reasons = []
+    if totals["failed"]:
+        reasons.append(f"{totals['failed']} test(s) failed")
+    violated = [row for row in threshold_rows if row["verdict"] in ("violated", "did not run")]
+    if violated:
+        reasons.append(f"{len(violated)} benchmark threshold violation(s)")
+    date = str(context.get("date") or context.get("started") or summary.get("run_id") or "")
+    match = re.match(r"(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z", str(summary.get("run_id") or ""))
+    if match and not context.get("date"):
+        date = "{}-{}-{} {}:{}:{} UTC".format(*match.groups())
+    level = summary.get("level") or context.get("level")
+    return {"verdict": "FAIL" if reasons else "PASS", "reasons": reasons,
+            "host": str(context.get("host") or "unknown host"), "date": date or "unknown date",
+            "level": f"level {level}" if level else "level unknown"}
 
 
 def check_requirements():
@@ -132,8 +246,10 @@ def root_causes(summary, tests):
             continue
         name = str(group.get("root_cause"))
         test = by_name.get(name, {"name": name})
-        entry = listed.setdefault(matrix.check_of(test), {
-            "check": matrix.check_of(test), "tests": [], "devices": [], "dependents": [],
+        # A reference (twin) check keeps its `loopback:` prefix: its failure is never the node's.
+        check = (upstream.names.TWIN_PREFIX if test.get("twin") else "") + matrix.check_of(test)
+        entry = listed.setdefault(check, {
+            "check": check, "tests": [], "devices": [], "dependents": [],
             "message": test.get("message") or group.get("message") or "(no message recorded)"})
         entry["tests"].append(name)
         if test.get("device") and test["device"] not in entry["devices"]:
@@ -199,15 +315,24 @@ def view(results_dir):
     recorded = summary.get("totals") if isinstance(summary.get("totals"), dict) else {}
     if recorded and any(recorded.get(s, 0) != totals[s] for s in STATUSES):
         problems.append(f"summary.json's totals {recorded} differ from its tests {totals}")
+    # The reference backend's devices are labelled as such. With twins (a
+    # fault run, a vendor's backend beside the loopback's reference run), the
+    # twins' results get columns of their own, "loopback:0 (reference)", so
+    # that a reference failure never reads as the node's; without them the
+    # loopback's devices are the reference.
+    twins = any(t.get("twin") for t in tests)
+    tests = labelled(tests)
     cells = matrix.cells_of(tests)
     devices = sorted(cells, key=device_order)
+    reference = [d for d in devices if d.endswith(" (reference)")
+                 or (not twins and d.startswith(REFERENCE + ":"))]
     checks = sorted({check for by_check in cells.values() for check in by_check})
     instances = {}
     for test in tests:
         key = f"{test.get('device') or 'host'}|{matrix.check_of(test)}"
         text = f"{test['name']}: {str(test.get('status')).replace('_', ' ')}"
         if test.get("message"):
-            text += f": {test['message']}"
+            text += f": {capped(test['message'])}"
         instances.setdefault(key, []).append(text)
     grid, details = {}, {}
     for device, by_check in cells.items():
@@ -218,8 +343,9 @@ def view(results_dir):
             if cell.get("root_cause"):
                 status += f": prerequisite failed (checked by {cell['root_cause']})"
             details[key] = {"title": f"{check} on {device}", "status": status,
-                            "message": cell.get("message", ""), "items": instances.get(key, [])}
+                            "message": capped(cell.get("message", "")), "items": instances.get(key, [])}
     results = bench_results(results_dir)
+    threshold_rows, threshold_line, _ = thresholds_of(results)
     errors = [r for r in results if r.error]
     why = "no benchmark results in bench/ (ci/conformance --bench=off?)"
     if errors:
@@ -234,11 +360,18 @@ def view(results_dir):
         f"suite {context.get('suite_version')}" if context.get("suite_version") else None,
         f"commit {str(git.get('commit') or '')[:12]}{' (dirty)' if git.get('dirty') else ''}" if git else None,
         f"{summary.get('wall_seconds')} s" if summary.get("wall_seconds") is not None else None) if part)
+    shown = [dict(t, message=capped(t.get("message"))) for t in tests]
+    groups = [dict(g, message=capped(g["message"])) for g in root_causes(summary, tests)]
     return {"kind": "run", "title": f"TDC run on {context.get('host') or 'unknown host'}",
-            "subtitle": subtitle, "caveat": expectation.of_context(context), "statuses": STATUSES, "totals": totals, "tests": tests,
+            "banner": banner_of(context, summary, totals, threshold_rows),
+            "seed": seed_of(results_dir), "seed_keys": SEED_KEYS, "seed_file": SEED_FILE,
+            "thresholds": threshold_rows, "thresholds_line": threshold_line,
+            "bench_table": bench_table(results), "skips": skip_reasons(tests), "reference": REFERENCE,
+            "reference_devices": reference,
+            "subtitle": subtitle, "caveat": expectation.of_context(context), "statuses": STATUSES, "totals": totals, "tests": shown,
             "problems": problems, "what_to_add": what_to_add_of(summary),
             "missing_kernels": missing_kernels(summary, tests),
-            "root_causes": root_causes(summary, tests), "devices": devices,
+            "root_causes": groups, "devices": devices,
             "checks": checks, "grid": grid, "cells": details, "waivers": waivers_of(tests),
             "ordering": ordering_of(summary), "ordering_observed": upstream.ordering.OBSERVED,
             "charts": bench_charts, "environment": flatten(context),
