@@ -1,10 +1,11 @@
 // Autocast (AMP): the seed model's forward under autocast, once per
 // lower-precision dtype the device autocasts to and declares, matches the
 // float32 forward within that dtype's tolerance; the output has the autocast
-// dtype (Linear is on autocast's lower_precision_fp list on every backend);
+// dtype (libtorch's C++ Linear runs aten::addmm, on autocast's
+// lower_precision_fp list on every backend);
 // the weights stay float32 (autocast casts copies, never the parameters).
 // A device type this LibTorch cannot autocast, or a backend that registers
-// no autocast kernel for aten::linear, is a skip naming the capability.
+// no autocast kernel for aten::addmm, is a skip naming the capability.
 #include <ATen/ATen.h>
 
 #include <string>
@@ -33,7 +34,7 @@ void expect_autocast_forward(const c10::Device& device, c10::ScalarType dtype) {
   const std::string dtype_name = c10::toString(dtype);
   EXPECT_EQ(output.scalar_type(), dtype)
       << "the forward under autocast to " << dtype_name << " returned " << c10::toString(output.scalar_type())
-      << ", not the autocast dtype: the backend's autocast kernel for aten::linear casts to the wrong dtype "
+      << ", not the autocast dtype: the backend's autocast kernel for aten::addmm casts to the wrong dtype "
          "(docs/backends.md, Autocast)";
   EXPECT_EQ(output.device(), device) << "the autocast forward's output is on " << output.device().str()
                                      << ", not on the device that ran it";
@@ -53,9 +54,9 @@ void expect_autocast_forward(const c10::Device& device, c10::ScalarType dtype) {
 TEST_P(Autocast, SeedForwardInEachAutocastDtypeMatchesFloat32AndKeepsWeightsFloat32) {
   const auto type = device().type();
   if (auto reason = tdc::compat::autocast_unsupported_reason(type)) GTEST_SKIP() << *reason;
-  if (!tdc::compat::has_autocast_kernel(type, "aten::linear")) {
+  if (!tdc::compat::has_autocast_kernel(type, "aten::addmm")) {
     GTEST_SKIP() << "no autocast support: " << device().str()
-                 << "'s backend registers no autocast kernel for aten::linear (docs/backends.md, Autocast)";
+                 << "'s backend registers no autocast kernel for aten::addmm (docs/backends.md, Autocast)";
   }
   std::string checked, not_declared;
   for (const auto dtype : tdc::compat::autocast_dtypes(type)) {
