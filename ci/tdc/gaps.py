@@ -24,6 +24,7 @@ EVENTS = "Events"
 DEVICE_SYNCHRONISATION = "Device synchronisation"
 DEVICE_GUARD = "Device guard"
 PINNED_FLAGS = "Pinned-memory flags"
+AUTOCAST = "Autocast"
 
 _MISSING_KERNEL = re.compile(r"Could not run '([^']+)' with arguments from the '([^']+)' backend")
 # c10's DeviceGuardImplInterface defaults ("Backend doesn't support ...") and
@@ -47,6 +48,7 @@ _GUARD_CALLS = {
 # check's message -> (the gap, its docs section).
 _SYMPTOMS = (
     ("pageable memory reads as pinned", PINNED_FLAGS),
+    ("not the autocast dtype", AUTOCAST),
 )
 PREREQUISITE = "prerequisite failed: "
 
@@ -93,4 +95,4 @@ def of(message, backend=""):
 
 def sections():
     """Every docs/backends.md section a gap can name."""
-    return sorted({KERNELS, STREAMS, EVENTS, DEVICE_SYNCHRONISATION, DEVICE_GUARD, PINNED_FLAGS})
+    return sorted({KERNELS, STREAMS, EVENTS, DEVICE_SYNCHRONISATION, DEVICE_GUARD, PINNED_FLAGS, AUTOCAST})
