@@ -129,3 +129,15 @@ def test_merge_names_the_page_it_could_not_write(package, capsys, tmp_path):
     assert merge.main([package, "--out", str(out), "--jobs", "1"]) == 2
     assert one_line(capsys) == f"merge: cannot write {out}/fleet.html: No space left on device"
     assert sorted(os.listdir(out)) == ["junit.xml", "matrix.json"]
+
+
+def test_run_report_names_the_page_it_could_not_write(run_folder, capsys, tmp_path):
+    """ci/report on a full disk: /dev/full takes the page's temporary file."""
+    pytest.importorskip("jinja2", reason="Debian's python3-jinja2 (report.html)")
+    from tdc.report import run as run_report
+    out = tmp_path / "page"
+    out.mkdir()
+    os.symlink("/dev/full", out / "report.html.tmp")
+    assert run_report.main([run_folder, "--out", str(out)]) == 2
+    assert one_line(capsys) == f"report: cannot write {out}/report.html: No space left on device"
+    assert os.listdir(out) == []

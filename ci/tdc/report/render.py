@@ -32,8 +32,10 @@ def write(path, text):
         with open(tmp, "w", encoding="utf-8", errors="backslashreplace") as f:
             f.write(text)
         os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
+    except BaseException as error:
+        if os.path.lexists(tmp):
             os.unlink(tmp)
+        if isinstance(error, OSError):  # a full disk carries no file name: say which page
+            raise upstream.InputError(f"cannot write {path}: {error.strerror or error}") from None
         raise
     return path
