@@ -13,6 +13,7 @@
 #include "tdc/compat/autocast.h"
 #include "tdc/dtypes.h"
 #include "tdc/fixtures.h"
+#include "tdc/prerequisite.h"
 #include "tdc/seed_model.h"
 #include "tdc/tolerance.h"
 
@@ -20,9 +21,7 @@ namespace {
 
 using Autocast = tdc::DeviceTest;
 
-void expect_autocast_forward(const c10::Device& device, c10::ScalarType dtype) {
-  auto model = tdc::make_seed_model();
-  model->to(device);
+void expect_autocast_forward(torch::nn::Linear& model, const c10::Device& device, c10::ScalarType dtype) {
   const auto input = tdc::make_seed_input(at::TensorOptions().device(device).dtype(at::kFloat));
   at::NoGradGuard no_grad;
   const auto reference = model->forward(input).cpu();
@@ -58,6 +57,9 @@ TEST_P(Autocast, SeedForwardInEachAutocastDtypeMatchesFloat32AndKeepsWeightsFloa
     GTEST_SKIP() << "no autocast support: " << device().str()
                  << "'s backend registers no autocast kernel for aten::addmm (docs/backends.md, Autocast)";
   }
+  // Module::to is Placement's check: its failure is named once, there.
+  auto model = tdc::make_seed_model();
+  TDC_MOVE_MODULE_OR_FAIL(*model, device());
   std::string checked, not_declared;
   for (const auto dtype : tdc::compat::autocast_dtypes(type)) {
     if (auto reason = tdc::undeclared_reason(device(), dtype)) {
@@ -65,7 +67,7 @@ TEST_P(Autocast, SeedForwardInEachAutocastDtypeMatchesFloat32AndKeepsWeightsFloa
       continue;
     }
     SCOPED_TRACE(std::string("autocast to ") + c10::toString(dtype));
-    expect_autocast_forward(device(), dtype);
+    expect_autocast_forward(model, device(), dtype);
     checked += (checked.empty() ? "" : " ") + std::string(c10::toString(dtype));
   }
   if (checked.empty()) GTEST_SKIP() << "no autocast dtype declared: " << not_declared;
