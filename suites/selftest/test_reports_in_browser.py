@@ -16,7 +16,7 @@ import subprocess
 
 import pytest
 
-from tdc import ROOT
+from tdc import ROOT, results
 from tdc.fleet import matrix
 from tdc.report import browser, run as run_report
 
@@ -82,7 +82,7 @@ def run_page_problems(driver, summary):
         text = count[0].get_attribute("textContent").strip() if count else None
         if text != str(summary["totals"][status]):
             problems.append(f"count of {status}: page says {text}, summary.json {summary['totals'][status]}")
-    cells = matrix.cells_of(run_report.labelled(tests))  # reference results in columns of their own
+    cells = results.cells_of(run_report.labelled(tests))  # reference results in columns of their own
     failing = [(d, c) for d, by_check in cells.items() for c, cell in by_check.items() if cell["status"] == "failed"]
     page_failing = by_css(driver, "td.cell.s-failed")
     if len(page_failing) != len(failing):
