@@ -308,7 +308,7 @@ def merge(args):
     document = {"schema_version": matrix.SCHEMA_VERSION, "kind": matrix.KIND, **header, **tail}
     html = render.write(args.out, document, digests, collector) if render else None  # names its file when the disk is full
     print_summary(document, args.out, html, args.history)
-    clean = totals["rows"] == totals["verified"] and not totals["failed"]
+    clean = totals["rows"] == totals["verified"] and not totals[results.FAILED]
     return 0 if clean else 1
 
 
