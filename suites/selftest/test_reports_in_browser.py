@@ -17,9 +17,9 @@ import subprocess
 import pytest
 
 from tdc import ROOT
-from tdc.results import STATUSES, cells_of
 from tdc.fleet import matrix
 from tdc.report import browser, run as run_report
+from tdc.results import STATUSES, cells_of
 
 FIXTURES = os.environ.get("TDC_FLEET_FIXTURES", "")
 
