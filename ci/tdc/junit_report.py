@@ -191,7 +191,7 @@ class Stream:
                 kind, message = case["error"]
                 inner = f"<error type={_attr(kind)} message={_attr(message)}/>"
                 counts["errors"] += 1
-            else:
+            elif results.junit_status(case["status"]) != results.PASSED:
                 outcome = _outcome(case["status"], case.get("message") or "", case.get("detail"), case.get("kind", ""))
                 if outcome:
                     tag, attributes, text = outcome

@@ -12,7 +12,7 @@ row at a time by tdc.junit_report.Stream (the one JUnit writer: a status
 becomes its element there)."""
 import os
 
-from tdc import junit_report
+from tdc import junit_report, results
 
 SUITE_PROPERTIES = ("host", "build", "libtorch", "suite_version", "job_id", "array_task_id", "state",
                     "trust", "signature")
@@ -34,13 +34,15 @@ class Writer:
             cases.append({"classname": f"{host}/{build}", "name": "package", "seconds": 0,
                           "error": (row["trust"], f"{row['trust']}: {why}")})
         for device, by_check in sorted(row["cells"].items()):
+            classname = f"{host}/{build}/{device}"
             for check, cell in sorted(by_check.items()):
-                root_cause = cell.get("root_cause")
-                cases.append({"classname": f"{host}/{build}/{device}", "name": check,
-                              "seconds": cell.get("seconds") or 0, "status": cell["status"],
-                              "message": cell.get("message") or cell["status"],
-                              "kind": "dependent" if root_cause else "root cause",
-                              "detail": cell.get("message", "") + (f"\nprerequisite: {root_cause}" if root_cause else "")})
+                case = {"classname": classname, "name": check, "seconds": cell.get("seconds") or 0,
+                        "status": cell["status"], "message": cell.get("message") or cell["status"]}
+                if results.junit_status(cell["status"]) == results.FAILED:   # a root cause, or a dependent
+                    root_cause = cell.get("root_cause")
+                    case.update(kind="dependent" if root_cause else "root cause",
+                                detail=cell["message"] + (f"\nprerequisite: {root_cause}" if root_cause else ""))
+                cases.append(case)
         # A suite name is unique: a second row of a host and build (a package
         # that came second, a forgery) is told apart by its package.
         name = f"tdc/{host}/{build}"
