@@ -134,7 +134,7 @@ def hang(build, problems):
 # also proves those entries carry the level's label: -L level1 selects them).
 # One bad value per setting: each run lists every suite afresh (about 20 s
 # here); the parsers' other bad values are units (MalformedDeviceSpec,
-# MalformedDeviceExpectation in malformed_device_spec_test.cpp).
+# malformed_device_spec_test.cpp and malformed_device_expectation_test.cpp).
 BAD_SETTINGS = [  # (settings, the token the message must name)
     ({"TDC_EXPECT": "cuda:x"}, "cuda:x"),
     ({"TDC_DEVICES": "cuda:-1"}, "cuda:-1"),
