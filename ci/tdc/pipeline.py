@@ -134,21 +134,12 @@ def run_ctest(command, env, log_path, deadline, quiet):
     except BaseException:
         # Interrupted (a signal, Ctrl-C): nothing of the run goes on writing
         # into the results. Synchronous: the group is gone when this returns.
-        stop_group(process)
+        reaper.stop_group(process)
         raise
     finally:
         if timer:
             timer.cancel()
     return status, killed.is_set()
-
-
-def stop_group(process):
-    """Kills the process group PROCESS leads and waits for its leader."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
 
 
 class Interrupted(Exception):
