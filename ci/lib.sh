@@ -139,3 +139,64 @@ tdc_provision_report_tools() {
   tdc_apt_install python3-pytest python3-jinja2 python3-matplotlib python3-jsonschema python3-junitparser \
     python3-yaml python3-selenium chromium chromium-driver openssh-client
 }
+
+# The after-run tail of ci/conformance and ci/offline-run, written once: the
+# benchmarks (unless bench=off), the qualification gate (level 3), the run's
+# report.html, what the run left, and its last line. It reads the caller's
+# build_dir, results, level, bench, status and failed_steps (and verdict_file
+# where there is one) and exits with the run's status: a failed step turns a
+# pass into a failure (1); the report never changes the verdict.
+tdc_after_run() {
+  local python=python3 quick=() quiet=() bench_status=0 made=() entry
+  local -  # the options below are the function's own
+  set -o pipefail
+  [ -n "${TDC_QUIET:-}" ] && quiet=(--quiet)
+  # The plot and the report want matplotlib and jinja2: Debian's, for
+  # Debian's python, where this host provisions (ci/conformance installs
+  # them first); an offline bundle's python3 or a TDC_NO_PROVISION host may
+  # lack them: plot.log and the report's one line say so, and every result
+  # is kept.
+  if [ -z "${TDC_DEPS_PREFIX:-}" ]; then
+    python=/usr/bin/python3
+  fi
+  if [ "$bench" != off ]; then
+    tdc_log "benchmarks ($bench)"
+    [ "$bench" = quick ] && quick=(--quick)
+    # Kept in results/bench.log; unless quiet, also shown as it runs, through
+    # a pipe, never by reopening /dev/stdout: that truncates the regular file
+    # `ci/conformance > run.log 2>&1` (Slurm, cron, nohup) writes, and the
+    # seed's lines and the device table became NUL bytes.
+    if [ -n "${TDC_QUIET:-}" ]; then
+      tdc_tool run-benchmarks --build-dir "$build_dir" --out "$results/bench" "${quick[@]}" \
+        --with-loopback --plot-python "$python" >"$results/bench.log" || bench_status=1
+    else
+      tdc_tool run-benchmarks --build-dir "$build_dir" --out "$results/bench" "${quick[@]}" \
+        --with-loopback --plot-python "$python" 2>&1 | tee "$results/bench.log" || bench_status=1
+    fi
+    if [ "$bench_status" -ne 0 ]; then
+      failed_steps+=(--failed-step "the benchmarks ($results/bench.log)")
+    fi
+  fi
+  if [ "$level" = 3 ]; then
+    tdc_log "qualification gate: every benchmark has its device's thresholds"
+    tdc_tool qualification-gate --bench-dir "$results/bench" ||
+      failed_steps+=(--failed-step "the qualification gate")
+  fi
+  if [ "${#failed_steps[@]}" -gt 0 ] && [ "$status" -eq 0 ]; then
+    status=1
+  fi
+  # The last step, after the benchmarks it charts: results/report.html, by
+  # tdc.pipeline.write_report (what ci/report calls), or one line saying why
+  # there is none.
+  tdc_log "report"
+  PYTHONPATH="$TDC_ROOT/ci${PYTHONPATH:+:$PYTHONPATH}" "$python" -m tdc run-report --results "$results" \
+    "${quiet[@]}" >&2 || true
+  for entry in junit.xml summary.json context.json report.html gtest bench; do
+    [ -e "$results/$entry" ] && made+=("$entry")
+  done
+  echo "results in $results (${made[*]})" >&2
+  # The last line is the run's verdict, and whether its package would verify.
+  tdc_tool last-line --results "$results" --level "$level" --status "$status" "${failed_steps[@]}" \
+    ${verdict_file:+--verdict "$verdict_file"} || true
+  exit "$status"
+}

@@ -12,7 +12,7 @@ failed checks'.
 Exit status 0, or 2 with one line when a file is damaged."""
 import xml.etree.ElementTree as ET
 
-from tdc import cli, junit, results, safeio
+from tdc import cli, junit_report, results, safeio
 from tdc.errors import InputError
 
 
@@ -45,13 +45,7 @@ def annotate(root, context, name, messages):
         message = messages.get(case.get("name"))
         if not message:
             continue
-        failure = case.find("failure")
-        if failure is None:
-            failure = case.find("error")
-        if failure is None and junit.status_of(case) == junit.FAILED:
-            failure = ET.SubElement(case, "failure")
-        if failure is not None:
-            failure.set("message", message)
+        junit_report.set_failure_message(case, message)
     return suites
 
 
@@ -71,12 +65,12 @@ def run(argv):
     root = safeio.parse_xml(args.junit, "JUnit file")
     if args.summary:
         summary = results.read(args.summary, "summary")
-        messages = {t["name"]: t["message"] for t in summary["tests"] if t["status"] == "failed"}
+        messages = {t["name"]: t["message"] for t in summary["tests"] if t["status"] == results.FAILED}
         # A batched entry (ctest's JUnit: one testcase per entry) names its
         # failed checks, which the summary lists with their entry.
         failed_checks = {}
         for test in summary["tests"]:
-            if test["status"] == "failed" and test.get("entry") and test["name"] != test["entry"]:
+            if test["status"] == results.FAILED and test.get("entry") and test["name"] != test["entry"]:
                 failed_checks.setdefault(test["entry"], []).append(test["name"])
         for entry, failed in failed_checks.items():
             if entry not in messages:

@@ -1,5 +1,6 @@
-"""JUnit XML (ctest's --output-junit) and the one rule every tool uses to say
-whether a <testcase> passed, failed or was skipped. GoogleTest's own XML has
+"""The one JUnit reader (tdc.junit_report is the one writer): JUnit XML
+(ctest's --output-junit) and the one rule every tool uses to say whether a
+<testcase> passed, failed or was skipped. GoogleTest's own XML has
 the same <testcase> shape and goes through the same rule (tdc.gtest).
 
 The rule (status_of):
@@ -14,8 +15,7 @@ from dataclasses import dataclass, field
 
 from tdc import safeio
 from tdc.errors import InputError
-
-FAILED, SKIPPED, PASSED = "failed", "skipped", "passed"
+from tdc.results import FAILED, PASSED, SKIPPED  # noqa: F401 - JUnit's three, named where every status is
 # GoogleTest prints "file:line: Failure" before the message, and "file:line"
 # before a skip's reason: they say where, not why. An exception thrown in a
 # check has no line: its location is "unknown file".

@@ -52,10 +52,10 @@ def devices_of(tests, devices_only):
 def counts(summary):
     """(the level's words, failed tests)."""
     tests = summary.get("tests", [])
-    failed = [t for t in tests if t["status"] == "failed"]
+    failed = [t for t in tests if t["status"] == results.FAILED]
     if failed:
         return f"{plural(len(failed), 'check')} failed on {devices_of(failed, False)}", failed
-    passed = [t for t in tests if t["status"] == "passed"]
+    passed = [t for t in tests if t["status"] == results.PASSED]
     return f"{plural(len(passed), 'check')} passed on {devices_of(passed, True)}", failed
 
 

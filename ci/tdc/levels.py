@@ -18,7 +18,7 @@ level is healthy only when
 import os
 from dataclasses import dataclass, field
 
-from tdc import ROOT, names
+from tdc import ROOT, names, results
 from tdc.errors import InputError
 
 # ctest -L regular expressions, per level.
@@ -99,15 +99,15 @@ def count(tests, level, mustpass=None, settings=None):
     for test in tests:
         twin = test.get("twin", names.is_twin(test["name"]))
         status = test["status"]
-        if status == "failed":
+        if status == results.FAILED:
             result.failed.append(test)
         if twin:
-            result.twin_passed += status == "passed"
+            result.twin_passed += status == results.PASSED
             continue
         own_checks.add(test.get("check") or names.check_name(test["name"]))
-        if status == "passed" and test.get("scope", "device") == "device":
+        if status == results.PASSED and test.get("scope", "device") == "device":
             result.own_passed.append(test)
-        elif status in ("skipped", "known_failure") and test.get("scope", "device") == "device":
+        elif results.junit_status(status) == results.SKIPPED and test.get("scope", "device") == "device":
             result.own_skipped.append(test)
     settings = settings or {}
     required = [c for c in mustpass if c not in ONLY_WHEN_SET or settings.get(ONLY_WHEN_SET[c])]

@@ -47,7 +47,7 @@ def applied_waivers(summary):
     """Every known failure of the run with the waiver line it came from."""
     waivers = []
     for test in summary["tests"]:
-        if test["status"] != "known_failure":
+        if test["status"] != results.KNOWN_FAILURE:
             continue
         match = packaging.KNOWN_FAILURE.match(test["message"])
         waivers.append({"test": test["name"], "device": test["device"],

@@ -41,7 +41,6 @@ import subprocess
 import sys
 import threading
 import time
-import xml.etree.ElementTree as ET
 
 from tdc import annotate, cli, context, ctest, gtest, junit, junit_report, last_line, levels, results, safeio
 from tdc import reaper, source, summarize, verdict
@@ -135,21 +134,12 @@ def run_ctest(command, env, log_path, deadline, quiet):
     except BaseException:
         # Interrupted (a signal, Ctrl-C): nothing of the run goes on writing
         # into the results. Synchronous: the group is gone when this returns.
-        stop_group(process)
+        reaper.stop_group(process)
         raise
     finally:
         if timer:
             timer.cancel()
     return status, killed.is_set()
-
-
-def stop_group(process):
-    """Kills the process group PROCESS leads and waits for its leader."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.wait()
 
 
 class Interrupted(Exception):
@@ -170,19 +160,8 @@ def salvage_junit(paths, budget):
     if not outcomes:
         raise InputError(f"ctest did not finish within the budget of {budget} s and reported no result "
                          f"(its log: {paths['ctest.log']})")
-    root = ET.Element("testsuite", name="(empty)", tests=str(len(outcomes)))
-    properties = ET.SubElement(root, "properties")
-    ET.SubElement(properties, "property", name="tdc.junit_source",
-                  value=f"ctest.log: ctest was killed at the budget of {budget} s before writing its JUnit")
-    for name, (outcome, seconds) in outcomes.items():
-        case = ET.SubElement(root, "testcase", name=name, classname=name, time=f"{seconds:.2f}",
-                             status={"Passed": "run", "Skipped": "notrun", "Not Run": "notrun"}.get(outcome, "fail"))
-        if case.get("status") == "fail":  # no message: summarize says "timed out after ..." from the log
-            ET.SubElement(case, "failure")
-        elif case.get("status") == "notrun":
-            ET.SubElement(case, "skipped", message=f"ctest: {outcome}")
-    safeio.write_text(paths["ctest-junit.xml"], ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n",
-                      "JUnit file")
+    junit_report.write_ctest(paths["ctest-junit.xml"], outcomes,
+                             f"ctest.log: ctest was killed at the budget of {budget} s before writing its JUnit")
 
 
 def stop_time(deadline_wall, reserve):
@@ -272,7 +251,7 @@ def execute(args, started, started_wall):
                   "--summary", paths["summary.json"]])
     if not args.print_verdict:  # --quiet too: the summary is what a quiet run prints
         print("\n".join(summarize.console(summary)))
-    return paths["summary.json"], 1 if summary["totals"]["failed"] else 0
+    return paths["summary.json"], 1 if summary["totals"][results.FAILED] else 0
 
 
 def write_report(results_dir):

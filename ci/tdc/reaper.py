@@ -19,6 +19,16 @@ import sys
 import threading
 
 
+def stop_group(process):
+    """Kills the process group PROCESS leads and waits for its leader
+    (communicate: its pipes, if any, are drained, so it cannot block)."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.communicate()
+
+
 def main(argv=None):
     command = sys.argv[1:] if argv is None else argv
     if not command:

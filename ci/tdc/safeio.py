@@ -195,3 +195,16 @@ def ensure_writable_folder(path, what):
         raise InputError(f"cannot create {what} {path}: {error.strerror or one_line(error)}")
     if not os.access(path, os.W_OK | os.X_OK):
         raise InputError(f"{what} {path} is not writable")
+
+
+def naming(path_of):
+    """A method whose OSError (a full disk: ENOSPC carries no file name)
+    becomes one line naming the file being written (path_of(self))."""
+    def wrap(method):
+        def named(self, *args):
+            try:
+                return method(self, *args)
+            except OSError as error:
+                raise InputError(f"cannot write {path_of(self)}: {error.strerror or error}")
+        return named
+    return wrap

@@ -30,7 +30,6 @@ from tdc import backends_doc, cli, ctest, expectation, gaps, gtest, junit, names
 from tdc.errors import InputError
 
 PREREQUISITE = re.compile(r"^\s*prerequisite failed: .*\(checked by ([^)\s]+)\)", re.MULTILINE)
-COLUMNS = ("passed", "failed", "skipped", "known_failure")
 
 
 def prerequisite_of(case, record):
@@ -86,7 +85,7 @@ def test_of(case, record, outcome=None):
     elif status == junit.SKIPPED:
         message = (record.reason if record else "") or case.reason or last_meaningful_line(case.output)
         if record is not None and record.known_failure:
-            status = "known_failure"
+            status = results.KNOWN_FAILURE
     check = properties.get("check") or names.check_name(case.name)
     test = {"name": case.name, "check": check, "device": device, "status": status,
             "seconds": case.seconds, "message": message, "twin": names.is_twin(case.name),
@@ -112,7 +111,7 @@ def test_of(case, record, outcome=None):
 def failures_by_root_cause(tests):
     """Root causes first, each with the failures that named it as their
     prerequisite; a named prerequisite that did not fail here still heads its group."""
-    failed = [t for t in tests if t["status"] == "failed"]
+    failed = [t for t in tests if t["status"] == results.FAILED]
     groups = collections.OrderedDict()
     for test in failed:
         if not test.get("prerequisite"):
@@ -229,10 +228,9 @@ def build(cases, records, context, seconds, level, outcomes=None, selected=None,
     reported = {case.name for case in cases}
     cases = cases + not_run([n for n in (selected or []) if n not in reported], not_run_reason)
     tests = [test_of(case, record, outcomes.get(case.name)) for case, record in results_of(cases, records)]
-    totals = collections.Counter({c: 0 for c in COLUMNS})
-    totals.update(t["status"] for t in tests)
-    devices = collections.defaultdict(lambda: collections.Counter({c: 0 for c in COLUMNS}))
-    other = collections.defaultdict(lambda: collections.Counter({c: 0 for c in COLUMNS}))
+    totals = results.counts(tests)
+    devices = collections.defaultdict(results.counts)
+    other = collections.defaultdict(results.counts)
     for test in tests:
         (devices if test["scope"] == "device" else other)[
             test["device"] if test["scope"] == "device" else test["scope"]][test["status"]] += 1
@@ -246,7 +244,7 @@ def build(cases, records, context, seconds, level, outcomes=None, selected=None,
         "level": level if level is not None else context.get("level"),
         "context": context,
         "wall_seconds": seconds,
-        "totals": dict(totals),
+        "totals": totals,
         "devices": devices,
         "other": {d: dict(c) for d, c in sorted(other.items())},
         "gtest": {"records": len(records), "matched": matched},
@@ -258,9 +256,9 @@ def build(cases, records, context, seconds, level, outcomes=None, selected=None,
 
 def table(rows, title):
     width = max([len(title)] + [len(name) for name in rows]) + 2
-    lines = [f"{title:<{width}}" + "".join(f"{c:>15}" for c in COLUMNS)]
+    lines = [f"{title:<{width}}" + "".join(f"{c:>15}" for c in results.STATUSES)]
     for name, counts in rows.items():
-        lines.append(f"{name:<{width}}" + "".join(f"{counts.get(c, 0):>15}" for c in COLUMNS))
+        lines.append(f"{name:<{width}}" + "".join(f"{counts.get(c, 0):>15}" for c in results.STATUSES))
     return lines
 
 
@@ -284,7 +282,7 @@ def skipped_lines(tests):
     naming a few of them: why the table's skipped column is not zero."""
     by_reason = collections.OrderedDict()
     for test in tests:
-        if test["status"] == "skipped":
+        if test["status"] == results.SKIPPED:
             reason = (test["message"] or "").strip().splitlines()[:1] or ["no reason given"]
             by_reason.setdefault(reason[0][:200], []).append(test["name"])
     lines = []
@@ -317,7 +315,7 @@ def console(summary):
         lines.append(f"FAILED  {group['root_cause']}: {group['message']}")
         lines += dependents_line(group["dependents"])
     for test in summary["tests"]:
-        if test["status"] == "known_failure":
+        if test["status"] == results.KNOWN_FAILURE:
             lines.append(f"KNOWN   {test['name']}: {test['message']}")
     lines += skipped_lines(summary["tests"])
     for test in summary["tests"]:
@@ -365,7 +363,7 @@ def summarize(argv):
     cases = junit.read(args.junit)
     if args.counts_only:
         totals = collections.Counter(c.status for c in cases)
-        print(totals["passed"], totals["failed"], totals["skipped"])
+        print(totals[junit.PASSED], totals[junit.FAILED], totals[junit.SKIPPED])
         return 0
     outcomes = ctest.outcomes(safeio.read_text(args.ctest_log, "ctest log")) if args.ctest_log else {}
     selected = ([l for l in safeio.read_text(args.selected, "selection").splitlines() if l.strip()]
@@ -376,7 +374,7 @@ def summarize(argv):
         summary = results.write(args.out, summary, "summary")
     if not args.quiet:
         print("\n".join(console(summary)))
-    return 1 if summary["totals"]["failed"] else 0
+    return 1 if summary["totals"][results.FAILED] else 0
 
 
 def main(argv=None):

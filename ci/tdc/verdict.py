@@ -48,7 +48,7 @@ def failing_of(summary):
     # A failed test that is no group's root cause nor dependent still fails.
     grouped = {f["check"] for f in failing} | {d for f in failing for d in f["dependents"]}
     for test in summary["tests"]:
-        if test["status"] == "failed" and test["name"] not in grouped:
+        if test["status"] == results.FAILED and test["name"] not in grouped:
             failing.append({"check": test["name"], "device": test["device"],
                             "message": test["message"] or "failed without saying why",
                             "dependents": []})
@@ -65,7 +65,7 @@ def configuration_error(tests):
     drain a node for a typo. The twins' entries ignore the caller's
     settings, so theirs failing is the build's problem (unhealthy)."""
     for test in tests:
-        if (test["status"] == "failed" and not test.get("twin", names.is_twin(test["name"]))
+        if (test["status"] == results.FAILED and not test.get("twin", names.is_twin(test["name"]))
                 and names.bare(test["name"]).startswith(CONFIGURATION_PREFIX)):
             lines = (test.get("message") or "").strip().splitlines()
             return lines[0] if lines else f"{test['name']}: a configuration error"

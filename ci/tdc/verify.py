@@ -158,7 +158,7 @@ def junit_cases(stage, problems, name="junit.xml"):
 def check_agreement(cases, tests, problems):
     """junit.xml (one testcase per check per device, written from the
     summary) and summary.json list the same results with the same status."""
-    summarised = {t["name"]: ("skipped" if t["status"] == "known_failure" else t["status"]) for t in tests}
+    summarised = {t["name"]: results.junit_status(t["status"]) for t in tests}
     reported = {case.name: case.status for case in cases}
     differing = sorted(n for n in set(summarised) | set(reported) if summarised.get(n) != reported.get(n))
     if differing:
@@ -183,14 +183,14 @@ def check_entries(entries, tests, problems):
     differing = []
     for case in entries:
         own = by_entry.pop(case.name, [])
-        failed = any(t["status"] == "failed" for t in own) or summarised.get(case.name) == "failed"
+        failed = any(t["status"] == results.FAILED for t in own) or summarised.get(case.name) == results.FAILED
         if own:
-            if failed != (case.status == "failed"):
+            if failed != (case.status == results.FAILED):
                 differing.append(f"{case.name}: ctest {case.status}, its checks "
                                  f"{'failed' if failed else 'did not fail'}")
         elif case.name not in summarised:
             differing.append(f"{case.name}: ctest {case.status}, no result in the summary")
-        elif ("skipped" if summarised[case.name] == "known_failure" else summarised[case.name]) != case.status:
+        elif results.junit_status(summarised[case.name]) != case.status:
             differing.append(f"{case.name}: ctest {case.status}, summary {summarised[case.name]}")
     for entry, own in sorted(by_entry.items()):
         differing.append(f"{own[0]['name']}: its entry {entry} is not in ctest-junit.xml")
@@ -211,8 +211,8 @@ def read_records(stage, problems):
 # The summary statuses a GoogleTest record's status allows: the same, or a
 # failure (ctest saw the entry end badly after the check wrote its XML),
 # never better; known_failure only for a record the waiver marked.
-STATUSES_OF_RECORD = {junit.PASSED: {"passed", "failed"}, junit.SKIPPED: {"skipped", "failed"},
-                      junit.FAILED: {"failed"}}
+STATUSES_OF_RECORD = {junit.PASSED: {results.PASSED, results.FAILED},
+                      junit.SKIPPED: {results.SKIPPED, results.FAILED}, junit.FAILED: {results.FAILED}}
 
 
 def check_gtest(records, tests, problems):
@@ -227,7 +227,7 @@ def check_gtest(records, tests, problems):
                             "list: not from this run")
             continue
         allowed = STATUSES_OF_RECORD.get(record.status, set()) | (
-            {"known_failure"} if record.status == junit.SKIPPED and record.known_failure else set())
+            {results.KNOWN_FAILURE} if record.status == junit.SKIPPED and record.known_failure else set())
         if test["status"] not in allowed:
             problems.append(f"summary.json says {key} {test['status']}; its GoogleTest XML "
                             f"(gtest/{record.path}) says {record.status}")
@@ -252,7 +252,7 @@ def check_results(stage, level, context, summary, problems):
         check_entries(entries, tests, problems)
     if records is not None:
         check_gtest(records, tests, problems)
-    if not any(t["status"] == "passed" for t in tests):
+    if not any(t["status"] == results.PASSED for t in tests):
         problems.append(f"nothing was checked: no test passed ({len(tests)} results, "
                         f"{sum(t['status'] != 'failed' for t in tests)} skipped)")
     mustpass = levels.read_mustpass(level)
@@ -266,9 +266,9 @@ def check_results(stage, level, context, summary, problems):
         if check not in by_check:
             problems.append(f"missing check: {check} (level {level}) has no result")
     for test in tests:
-        if test["status"] == "failed":  # in the level's list or not: a failure is a failure
+        if test["status"] == results.FAILED:  # in the level's list or not: a failure is a failure
             problems.append(f"failed check: {test['name']}: {test['message'][:120]}")
-        if test["status"] == "known_failure" and not waiver_tracker(test):
+        if test["status"] == results.KNOWN_FAILURE and not waiver_tracker(test):
             match = packaging.KNOWN_FAILURE.match(test["message"])
             problems.append(f"waiver without a tracker: {test['name']} "
                             f"({match.group('origin') if match else test['message'][:80]})")
@@ -283,7 +283,7 @@ def check_results(stage, level, context, summary, problems):
         if not here:
             problems.append(f"expected device {device} has no results of the node's own entries")
             continue
-        if not any(t["status"] == "passed" for t in here):
+        if not any(t["status"] == results.PASSED for t in here):
             problems.append(f"nothing was checked on expected device {device}: no check passed there")
         for check in mustpass:
             if check not in per_device:
@@ -291,7 +291,7 @@ def check_results(stage, level, context, summary, problems):
             instances = by_device[device].get(check, [])
             if not instances:
                 problems.append(f"check {check} has no result on expected device {device}")
-            elif level == 1 and not any(t["status"] == "passed" or waiver_tracker(t) or
+            elif level == 1 and not any(t["status"] == results.PASSED or waiver_tracker(t) or
                                         NEEDS_ANOTHER_DEVICE.match(t["message"]) for t in instances):
                 problems.append(f"check {check} did not run on expected device {device}: "
                                 f"{instances[0]['status']} ({instances[0]['message'][:100]})")
@@ -315,7 +315,7 @@ def check_sustained_run(context, own, devices, problems):
         for test in (t for t in own if t["device"] == device and t["check"] == levels.SUSTAINED_CHECK):
             seconds = (test.get("measurements") or {}).get("sustained_seconds")
             if seconds is None:
-                if test["status"] == "passed":
+                if test["status"] == results.PASSED:
                     problems.append(f"level 3: {test['name']} passed without recording its sustained seconds")
             elif seconds < minimum:
                 problems.append(f"level 3: {test['name']} ran for {seconds:g} s; qualification needs at "
@@ -323,7 +323,7 @@ def check_sustained_run(context, own, devices, problems):
 
 
 def waiver_tracker(test):
-    match = packaging.KNOWN_FAILURE.match(test["message"]) if test["status"] == "known_failure" else None
+    match = packaging.KNOWN_FAILURE.match(test["message"]) if test["status"] == results.KNOWN_FAILURE else None
     return bool(match and match.group("tracker"))
 
 

@@ -1,6 +1,6 @@
 """The fleet rules on small hand-made rows: signatures, node fault against
 regression, outliers, history, the task list and the matrix file format.
-(Real packages go through them in test_merge.py.)"""
+(Real packages go through them in suites/selftest/test_fleet_merge.py.)"""
 import json
 import os
 

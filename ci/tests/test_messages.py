@@ -74,9 +74,9 @@ def test_one_dependent_is_named():
 
 
 def test_the_report_grid_and_fleet_matrix_keep_a_root_causes_message(write):
-    from tdc.fleet import matrix
+    from tdc import results
     tests = failing_run(write)["tests"]
-    cells = matrix.cells_of(tests)
+    cells = results.cells_of(tests)
     assert cells["loopback:0"]["Placement.ModuleToMovesParametersAndBuffers"]["message"] == MESSAGE
     dependent = cells["loopback:0"]["Forward.Check0"]
-    assert dependent["root_cause"] and len(dependent["message"]) <= matrix.MESSAGE_LIMIT
+    assert dependent["root_cause"] and len(dependent["message"]) <= results.MESSAGE_LIMIT

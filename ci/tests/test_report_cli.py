@@ -10,6 +10,8 @@ import subprocess
 import pytest
 from conftest import ROOT
 
+from tdc.results import counts as status_counts
+
 REPORT = os.path.join(ROOT, "ci", "report")
 MERGE = os.path.join(ROOT, "ci", "merge")
 
@@ -126,7 +128,7 @@ def test_merge_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
 
 def results_folder(path, tests):
     path.mkdir(parents=True, exist_ok=True)
-    totals = {s: sum(1 for t in tests if t["status"] == s) for s in ("passed", "failed", "skipped", "known_failure")}
+    totals = status_counts(tests)
     (path / "summary.json").write_text(json.dumps({"tests": tests, "totals": totals}))
     (path / "context.json").write_text(json.dumps({"host": "n7", "devices": {"libtorch_version": "2.13.0"}}))
     return str(path)

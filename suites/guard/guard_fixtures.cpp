@@ -49,19 +49,4 @@ const c10::impl::DeviceGuardImplInterface& GuardTest::impl() const {
   return *c10::impl::getDeviceGuardImpl(device().type());
 }
 
-void GuardPairTest::SetUp() {
-  // The cpu reason first: "needs two cpu devices" would hide why.
-  if (auto reason = no_guard_reason(GetParam().device); reason && GetParam().present()) {
-    GTEST_SKIP() << *reason;
-  }
-  DevicePairTest::SetUp();
-  if (IsSkipped() || HasFatalFailure()) return;
-  before_ = make_current(device());
-}
-
-void GuardPairTest::TearDown() {
-  put_back(before_);
-  DevicePairTest::TearDown();
-}
-
 }  // namespace tdc::guard

@@ -23,14 +23,10 @@ class GuardTest : public tdc::DeviceTest {
 };
 
 // For what only a second index can show: that a guard moved the device
-// and put it back, or that another thread's device is not this one's.
-class GuardPairTest : public tdc::DevicePairTest {
- protected:
-  void SetUp() override;
-  void TearDown() override;
-
- private:
-  std::optional<c10::Device> before_;
-};
+// and put it back, or that another thread's device is not this one's. The
+// shared pair rung over GuardTest: the base rung records the device first,
+// then cpu skips for its own reason before "needs two cpu devices" could
+// hide it.
+using GuardPairTest = tdc::WithSiblingDevice<GuardTest>;
 
 }  // namespace tdc::guard

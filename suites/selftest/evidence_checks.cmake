@@ -54,10 +54,15 @@ if(TARGET tdc_loopback)
     COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fleet_wrappers.py"
       --build-dir=${CMAKE_BINARY_DIR} --fault=corrupt-copy)
   list(APPEND nested_runs fleet_npd_wrapper_reports_a_faulty_device)
-  tdc_add_selftest(NAME package_verify_rejects_each_tampering
-    COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/package_tampering.py"
-      --build-dir=${CMAKE_BINARY_DIR})
-  list(APPEND nested_runs package_verify_rejects_each_tampering)
+  # ci/package and ci/verify, which no LibTorch build changes (each build's
+  # installed kit packages and verifies a run: install.readonly_*): a tool
+  # self-test.
+  if(TDC_TOOL_SELFTESTS)
+    tdc_add_selftest(NAME package_verify_rejects_each_tampering
+      COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/package_tampering.py"
+        --build-dir=${CMAKE_BINARY_DIR})
+    list(APPEND nested_runs package_verify_rejects_each_tampering)
+  endif()
   # A health check killed while a check hangs leaves no process and no stale
   # "healthy" (issue 34, finding 8); ci/health, tdc run and tdc.reaper, which
   # no LibTorch build changes: a tool self-test, seconds each.

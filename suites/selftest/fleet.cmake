@@ -23,9 +23,8 @@ if(TDC_TOOL_SELFTESTS AND TARGET tdc_loopback)
     TIMEOUT 1200 LABELS "fleet;nested")
 endif()
 
-# The units of the fleet tools need no cluster and run everywhere.
-tdc_add_selftest(NAME fleet.units
-  COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fleet_units.py" LABELS fleet)
+# The units of the fleet tools need no cluster: ci/tests/test_fleet_units.py
+# (selftest.unit.fleet_units, with the other units).
 
 # ci/slurm/submit refuses bad input with one line before it asks Slurm anything.
 set(fleet_bad_submits

@@ -31,7 +31,8 @@ import sys
 from health_budget import BUDGET, TIMEOUT
 
 from tdc import ROOT, discovery_env
-from tdc.fleet import allocation, matrix, rewrite
+from tdc.fleet import allocation, rewrite
+from tdc.results import libtorch_of
 
 DELAY_US = "20000"
 # 256 KiB copies: the injected delay dominates them (400x, and still more
@@ -150,7 +151,7 @@ def main():
         fleet["nodes"][name] = {"host": host, "package": package, "results": results,
                                 "packages": later_nights(package, nights, os.path.join(out, "keys", host))}
         with open(os.path.join(results, "context.json")) as f:
-            fleet["libtorch"] = fleet["libtorch"] or matrix.libtorch_of(json.load(f))
+            fleet["libtorch"] = fleet["libtorch"] or libtorch_of(json.load(f))
         for night in nights:
             fleet["nights"][night].append(name)
     if "n2" in fleet["nodes"]:

@@ -132,10 +132,11 @@ def hang(build, problems):
 # A bad setting says nothing about the node's devices: unknown (exit 2), its
 # message the configuration entry's one line, naming the bad token (which
 # also proves those entries carry the level's label: -L level1 selects them).
+# One bad value per setting: each run lists every suite afresh (about 20 s
+# here); the parsers' other bad values are units (MalformedDeviceSpec,
+# malformed_device_spec_test.cpp and malformed_device_expectation_test.cpp).
 BAD_SETTINGS = [  # (settings, the token the message must name)
     ({"TDC_EXPECT": "cuda:x"}, "cuda:x"),
-    ({"TDC_EXPECT": "cpu,,cuda"}, "cpu,,cuda"),
-    ({"TDC_EXPECT": "tpu:1"}, "tpu:1"),
     ({"TDC_DEVICES": "cuda:-1"}, "cuda:-1"),
     ({"TDC_BACKEND_LIBS": "/nonexistent.so"}, "/nonexistent.so"),
 ]

@@ -36,8 +36,17 @@ tdc_add_selftest(NAME install.vendor_suite_builds_on_the_tarball
   COMMAND "${Python3_EXECUTABLE}" "${install_checks}" vendor --work "${install_work}"
     --source "${PROJECT_SOURCE_DIR}" "--other-torch-dir=${other_torch}"
   LABELS install nested TIMEOUT 2400)
+# All of level 2 from the read-only prefix on ci/selftest's first build (the
+# tools' side: levels, state and results outside a read-only prefix); on the
+# others only the vendor's entries (their own ctest runs the same binaries).
+if(TDC_TOOL_SELFTESTS)
+  set(readonly_selection all)
+else()
+  set(readonly_selection vendor)
+endif()
 tdc_add_selftest(NAME install.readonly_prefix_runs_level2_with_the_vendor_suite
   COMMAND "${Python3_EXECUTABLE}" "${install_checks}" readonly --work "${install_work}" --backend-name "${TDC_PRIVATEUSE1_NAME}"
+    --selection=${readonly_selection}
   LABELS install nested TIMEOUT 3000)
 tdc_add_selftest(NAME install.loopback_faults_break_the_vendor_checks
   COMMAND "${Python3_EXECUTABLE}" "${install_checks}" faults --work "${install_work}" --backend-name "${TDC_PRIVATEUSE1_NAME}"

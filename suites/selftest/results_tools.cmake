@@ -3,12 +3,13 @@
 
 if(TDC_TOOL_SELFTESTS)  # suites/selftest/CMakeLists.txt says why
   # One entry per file of ci/tests, run by Debian's python3 (python3-pytest);
-  # skipped, saying so, where it lacks the packages.
-  find_program(TDC_DEBIAN_PYTHON python3 PATHS /usr/bin NO_DEFAULT_PATH)
-  if(NOT TDC_DEBIAN_PYTHON)
-    set(TDC_DEBIAN_PYTHON "${Python3_EXECUTABLE}")
-  endif()
+  # skipped, saying so, where it lacks the packages. A file that runs a
+  # program of the build has its own entry (tdc_add_pytest_selftest).
   file(GLOB unit_files CONFIGURE_DEPENDS "${PROJECT_SOURCE_DIR}/ci/tests/test_*.py")
+  get_property(with_a_program GLOBAL PROPERTY TDC_PYTEST_WITH_A_PROGRAM)
+  if(with_a_program)
+    list(REMOVE_ITEM unit_files ${with_a_program})
+  endif()
   foreach(unit_file IN LISTS unit_files)
     get_filename_component(unit "${unit_file}" NAME_WE)
     string(REGEX REPLACE "^test_" "" unit "${unit}")
@@ -16,7 +17,9 @@ if(TDC_TOOL_SELFTESTS)  # suites/selftest/CMakeLists.txt says why
       COMMAND "${TDC_DEBIAN_PYTHON}" "${CMAKE_CURRENT_SOURCE_DIR}/pytest_units.py" "${unit_file}")
     set_tests_properties(selftest.unit.${unit} PROPERTIES SKIP_RETURN_CODE 77)
   endforeach()
-
+endif()
+set_property(GLOBAL PROPERTY TDC_PYTEST_UNITS_REGISTERED TRUE)
+if(TDC_TOOL_SELFTESTS)
   # Damaged, wrong-typed, non-UTF-8, not-a-number, huge, linked and duplicated
   # input against each entry point: the documented exit status and one line
   # (suites/selftest/hostile/cases.py); signed packages that are replayed,

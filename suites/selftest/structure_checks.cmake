@@ -17,6 +17,10 @@ if(TARGET tdc_loopback)
       --summarize "${PROJECT_SOURCE_DIR}/ci/summarize.py")
 endif()
 
+# Every guard check records its device, also where cpu skips it.
+tdc_add_pytest_selftest(NAME guard_checks_record_their_device FILE test_guard_properties.py
+  ENVIRONMENT TDC_GUARD_SUITE=$<TARGET_FILE:tdc_guard>)
+
 # The example is taken from README.md at configure time (a README edit
 # reconfigures), and built without the precompiled header, so that it
 # compiles only if its own includes suffice.

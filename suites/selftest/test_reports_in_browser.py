@@ -19,6 +19,7 @@ import pytest
 from tdc import ROOT
 from tdc.fleet import matrix
 from tdc.report import browser, run as run_report
+from tdc.results import STATUSES, cells_of
 
 FIXTURES = os.environ.get("TDC_FLEET_FIXTURES", "")
 
@@ -77,12 +78,12 @@ def run_page_problems(driver, summary):
     if missing or len(shown) != len(tests):
         problems.append(f"{len(missing)} test(s) of summary.json not in the page (e.g. {missing[:1]}), "
                         f"{len(shown)} rows for {len(tests)} tests")
-    for status in ("passed", "failed", "skipped", "known_failure"):
+    for status in STATUSES:
         count = by_css(driver, f"#count-{status}")
         text = count[0].get_attribute("textContent").strip() if count else None
         if text != str(summary["totals"][status]):
             problems.append(f"count of {status}: page says {text}, summary.json {summary['totals'][status]}")
-    cells = matrix.cells_of(run_report.labelled(tests))  # reference results in columns of their own
+    cells = cells_of(run_report.labelled(tests))  # reference results in columns of their own
     failing = [(d, c) for d, by_check in cells.items() for c, cell in by_check.items() if cell["status"] == "failed"]
     page_failing = by_css(driver, "td.cell.s-failed")
     if len(page_failing) != len(failing):

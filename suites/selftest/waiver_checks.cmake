@@ -85,7 +85,5 @@ tdc_add_selftest(NAME waiver_matched.project_waivers_all_apply
     --env "TDC_KNOWN_FAILURES=${PROJECT_SOURCE_DIR}/suites/selftest/waivers/waives_the_sabotaged_guard.txt"
     -- "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/ci/check_waivers.py"
       "--run=$<TARGET_FILE:tdc_mismatch_guard>")
-tdc_add_selftest(NAME waiver_matched_no_test.after_a_kept_pass
-  COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/waiver_memo.py"
-    "--passing=${waivers}/waives_the_sabotaged_guard.txt" "--dead=${waivers}/typo_in_check.txt"
-    -- "--run=$<TARGET_FILE:tdc_mismatch_guard>")
+tdc_add_pytest_selftest(NAME waiver_matched_no_test.after_a_kept_pass FILE test_waiver_memo.py
+  ENVIRONMENT TDC_CHECK_WAIVERS_RUN=$<TARGET_FILE:tdc_mismatch_guard>)

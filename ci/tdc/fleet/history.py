@@ -36,12 +36,12 @@ import os
 import re
 from collections import defaultdict
 
+from tdc import results
 from tdc.fleet import matrix, upstream
 from tdc.fleet.upstream import InputError
 
 FLAKY_WINDOW = 7
 STALE_AFTER = 2
-_CODE = {"failed": "F", "skipped": "S", "known_failure": "K", "passed": "P"}
 RULES = {
     "newly_failing": "failed tonight, not on the last night (passed, skipped or no result then)",
     "still_failing": "failed tonight and on the last night; since = first night of the run of failures",
@@ -168,8 +168,9 @@ def _read_night(name, path, before, shared):
         for device, by_check in cells.items():
             for check, cell in (by_check.items() if isinstance(by_check, dict) else ()):
                 status = cell.get("status") if isinstance(cell, dict) else None
-                if status in _CODE and status != "passed":
-                    night.cells[key + (device, check)] = (_CODE[status], _valid_since(cell.get("since"), name))
+                if status in results.TABLE and status != results.PASSED:
+                    night.cells[key + (device, check)] = (results.letters()[status],
+                                                          _valid_since(cell.get("since"), name))
     # A failure's `since`: as the matrix says, else carried from the night before.
     for key, (code, since) in night.cells.items():
         if code == "F" and not since:
@@ -207,7 +208,7 @@ class Comparison:
         for device, by_check in row["cells"].items():
             for check, cell in by_check.items():
                 key = base + (device, check)
-                code = _CODE[cell["status"]]
+                code = results.letters()[cell["status"]]
                 if code == "F":
                     cell["since"] = self.since(key)
                 if code != "P" or key in self.watched:

@@ -4,103 +4,21 @@ root cause and duration, plus benchmark medians, for one night of a fleet.
 A row is one (host, build): a Slurm task, a package, or both. Its cells are
 keyed device -> check, where a check is the metadata name a test records
 (`Forward.SeedModelMatchesFloat64Reference`) and a cell folds the check's
-instances on that device (dtypes, sizes):
-  failed         any instance failed;
-  known_failure  none failed, one was waived;
-  passed         none failed or was waived, one passed;
-  skipped        every instance skipped (its reason is the message).
-Every cell has status, seconds (summed) and tests (instances); a failed
-cell adds failed (instances), message and root_cause, a skipped or waived
-one its message. A failed cell whose failures all name a prerequisite
+instances on that device (dtypes, sizes): the worst of their statuses, a
+skip's or waiver's message, a failure's root cause (tdc.results.cells_of
+says how). A failed cell whose failures all name a prerequisite
 ("prerequisite failed: ... (checked by X)") is a dependent: root_cause names
 X; otherwise it is a root cause itself (root_cause null). The schema is
 ci/tdc/schemas/matrix.schema.json; docs/fleet.md describes every field."""
 import json
 import os
 
+from tdc import results, safeio
 from tdc.fleet import upstream
 from tdc.fleet.upstream import InputError
 
-SCHEMA_VERSION = upstream.results.SCHEMA_VERSION   # one version for every TDC document
-SCHEMA = upstream.results.schema_path("matrix")
-STATUSES = ("failed", "known_failure", "passed", "skipped")     # worst first
-MESSAGE_LIMIT = 300   # a cell's skip, waiver or dependent's message; a root cause's is whole
-
-
-def check_of(test):
-    return test.get("check") or upstream.names.check_name(test.get("name", ""))
-
-
-def cells_of(tests):
-    """{device: {check: cell}} from summary.json's tests."""
-    cells, messages = {}, {}
-    for test in tests:
-        if not isinstance(test, dict) or not isinstance(test.get("name"), str):
-            continue
-        status = test.get("status")
-        if status not in STATUSES:
-            continue
-        device = str(test.get("device") or "host")
-        check = check_of(test)
-        cell = cells.setdefault(device, {}).setdefault(check, {
-            "status": status, "seconds": 0.0, "tests": 0, "failed": 0, "message": "", "root_cause": None})
-        cell["tests"] += 1
-        cell["seconds"] += float(test.get("seconds") or 0)
-        if STATUSES.index(status) < STATUSES.index(cell["status"]):
-            cell["status"] = status
-        said = messages.setdefault((device, check), {})
-        if status == "failed":
-            cell["failed"] += 1
-            prerequisite = test.get("prerequisite")
-            # A dependent only while every failure names a prerequisite.
-            said["roots"] = said.get("roots", 0) + (0 if prerequisite else 1)
-            said.setdefault("prerequisite", str(prerequisite) if prerequisite else None)
-            # A root cause's message whole (its fix is often last: issue 35);
-            # a dependent's says only which prerequisite failed.
-            message = str(test.get("message") or "")
-            said.setdefault("failed", (message if not prerequisite else message[:MESSAGE_LIMIT])
-                            or f"{test['name']} failed (no message recorded)")
-        elif status != "passed":
-            said.setdefault(status, str(test.get("message") or "")[:MESSAGE_LIMIT])
-    for (device, check), said in messages.items():
-        cell = cells[device][check]
-        cell["seconds"] = round(cell["seconds"], 3)
-        if cell["status"] == "failed":
-            cell["message"] = said["failed"]
-            cell["root_cause"] = None if said["roots"] else said["prerequisite"]
-        else:  # kept small: at 1,000 hosts most cells are passed ones
-            del cell["failed"], cell["root_cause"], cell["message"]
-            if cell["status"] != "passed":
-                cell["message"] = said.get(cell["status"], "")
-    return cells
-
-
-def devices_of(context):
-    """{device: {"name", "driver", "type"}} from context.json's device lists."""
-    found = {}
-    for key in ("devices", "loopback_devices"):
-        block = context.get(key)
-        if not isinstance(block, dict) or not isinstance(block.get("devices"), list):
-            continue
-        for device in block["devices"]:
-            if isinstance(device, dict) and isinstance(device.get("device"), str):
-                found.setdefault(device["device"], {
-                    "name": str(device.get("name") or ""), "driver": str(device.get("driver") or ""),
-                    "type": device["device"].split(":")[0]})
-    return found
-
-
-def libtorch_of(context):
-    block = context.get("devices")
-    return str(block.get("libtorch_version") or "") if isinstance(block, dict) else ""
-
-
-def counts_of(cells):
-    counts = dict.fromkeys(STATUSES, 0)
-    for by_check in cells.values():
-        for cell in by_check.values():
-            counts[cell["status"]] += 1
-    return counts
+SCHEMA_VERSION = results.SCHEMA_VERSION   # one version for every TDC document
+SCHEMA = results.schema_path("matrix")
 
 
 def ran_as_task(package, task, host):
@@ -125,7 +43,7 @@ def row(host, build, task=None, package=None):
         "package": package.path if package else (task.package if task else None),
         "run_id": (package.run_id or None) if package else None,
         "verified": False, "trust": "no package", "problems": [], "qualification": [],
-        "signature": "", "devices": {}, "counts": dict.fromkeys(STATUSES, 0), "cells": {},
+        "signature": "", "devices": {}, "counts": results.counts(), "cells": {},
         "benchmarks": {},
     }
     if package is None:
@@ -142,40 +60,27 @@ def row(host, build, task=None, package=None):
         return entry  # an untrusted package's results are not merged
     context = package.context
     entry.update(
-        verified=True, trust="verified", libtorch=libtorch_of(context),
+        verified=True, trust="verified", libtorch=results.libtorch_of(context),
         level=context.get("level") if isinstance(context.get("level"), int) else None,
         suite_version=str(context.get("suite_version") or ""),
-        qualification=list(package.qualification_problems), devices=devices_of(context),
+        qualification=list(package.qualification_problems), devices=results.devices_of(context),
         benchmarks=package.benchmarks)
     tests = package.summary.get("tests")
-    entry["cells"] = cells_of(tests if isinstance(tests, list) else [])
-    entry["counts"] = counts_of(entry["cells"])
+    entry["cells"] = results.cells_of(tests if isinstance(tests, list) else [])
+    entry["counts"] = results.cell_counts(entry["cells"])
     return entry
 
 
 def check_version(document, where):
     if not isinstance(document, dict):
         raise InputError(f"{where} is not a JSON object: not a TDC fleet matrix")
-    upstream.results.check_version(document, where)   # an unknown major version: refused, one line
+    results.check_version(document, where)   # an unknown major version: refused, one line
     if document.get("kind") != KIND:
         raise InputError(f"{where}: not a TDC fleet matrix (kind {document.get('kind')!r})")
 
 
 KIND = "tdc-fleet-matrix"
 _ROWS = '"rows":['
-
-
-def naming(path_of):
-    """A method whose OSError (a full disk: ENOSPC carries no file name)
-    becomes one line naming the file being written."""
-    def wrap(method):
-        def named(self, *args):
-            try:
-                return method(self, *args)
-            except OSError as error:
-                raise InputError(f"cannot write {path_of(self)}: {error.strerror or error}")
-        return named
-    return wrap
 
 
 class Writer:
@@ -189,20 +94,20 @@ class Writer:
         self.file = None
         self._open(header)
 
-    @naming(lambda self: self.tmp)
+    @safeio.naming(lambda self: self.tmp)
     def _open(self, header):
         self.file = open(self.tmp, "w", encoding="utf-8")
         head = json.dumps({"schema_version": SCHEMA_VERSION, "kind": KIND, **header}, separators=(",", ":"))
         self.file.write(head[:-1] + "," + _ROWS + "\n")
 
-    @naming(lambda self: self.tmp)
+    @safeio.naming(lambda self: self.tmp)
     def add(self, row):
         if self.rows:
             self.file.write(",\n")
         self.file.write(json.dumps(row, separators=(",", ":")))
         self.rows += 1
 
-    @naming(lambda self: self.tmp)
+    @safeio.naming(lambda self: self.tmp)
     def close(self, tail):
         body = json.dumps(tail, separators=(",", ":"), indent=None)
         self.file.write("\n],\n" + body[1:] + "\n" if tail else "\n]}\n")

@@ -43,6 +43,7 @@ import tempfile
 import time
 from collections import defaultdict
 
+from tdc import results
 from tdc.fleet import history, junit_out, matrix, outliers, packages, signatures, signing, tasks, upstream, window
 from tdc.fleet.upstream import InputError, printable
 
@@ -103,7 +104,7 @@ def _open(item, allowed_signers, night_window):
         host, build = task.host, task.build
     else:
         host = package.host or printable(os.path.basename(path))
-        build = matrix.libtorch_of(package.context) or "unknown"
+        build = results.libtorch_of(package.context) or "unknown"
     if package and not package.trust_problems:
         late = night_window.problem(package.run_id)
         if late:
@@ -118,9 +119,9 @@ def _worker(job):
 def digest_of(row):
     roots = tuple(sorted((check, device) for device, by_check in row["cells"].items()
                          for check, cell in by_check.items()
-                         if cell["status"] == "failed" and not cell.get("root_cause")))
+                         if cell["status"] == results.FAILED and not cell.get("root_cause")))
     ran = frozenset(check for by_check in row["cells"].values() for check, cell in by_check.items()
-                    if cell["status"] != "skipped")
+                    if cell["status"] != results.SKIPPED)
     why = row["problems"][0] if row["problems"] else row.get("reason") or ""
     return signatures.Digest(
         host=row["host"], build=row["build"], trust=row["trust"], state=row.get("state") or "",
@@ -138,7 +139,7 @@ class FailingCells:
     def add(self, row):
         for device, by_check in row["cells"].items():
             for check, cell in by_check.items():
-                if cell["status"] == "failed":
+                if cell["status"] == results.FAILED:
                     entry = self.cells[(check, device)]
                     entry["hosts"].append(f"{row['host']} ({row['build']})")
                     entry["message"] = entry["message"] or cell["message"]
@@ -212,7 +213,7 @@ class Candidates:
 def set_aside(row, why):
     """A verified row that may not fill its host's row: unverified, its results not merged."""
     row.update(trust="unverified", verified=False, cells={}, benchmarks={}, devices={},
-               counts=dict.fromkeys(matrix.STATUSES, 0), problems=[why] + row["problems"])
+               counts=results.counts(), problems=[why] + row["problems"])
 
 
 def merge(args):
@@ -256,7 +257,7 @@ def merge(args):
     junit = junit_out.Writer(os.path.join(args.out, "junit.xml"), f"tdc fleet {args.night}")
     digests, collector, failing = [], outliers.Collector(), FailingCells()
     totals = {"rows": 0, "verified": 0, "unverified": 0, "no_package": 0, "tasks": 0,
-              **dict.fromkeys(matrix.STATUSES, 0)}
+              **results.counts()}
     try:
         for row in candidates.rows(aside, left_out):
             if comparison:
@@ -307,7 +308,7 @@ def merge(args):
     document = {"schema_version": matrix.SCHEMA_VERSION, "kind": matrix.KIND, **header, **tail}
     html = render.write(args.out, document, digests, collector) if render else None  # names its file when the disk is full
     print_summary(document, args.out, html, args.history)
-    clean = totals["rows"] == totals["verified"] and not totals["failed"]
+    clean = totals["rows"] == totals["verified"] and not totals[results.FAILED]
     return 0 if clean else 1
 
 

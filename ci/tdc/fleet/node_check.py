@@ -35,12 +35,11 @@ import fcntl
 import hashlib
 import json
 import os
-import signal
 import socket
 import subprocess
 import sys
 
-from tdc import ROOT, cli, fingerprint, recorded
+from tdc import ROOT, cli, fingerprint, reaper, recorded
 from tdc.fleet import actions, allocation, drain, run_tree
 from tdc.fleet.slurm import SlurmError, gres_gpus, run
 
@@ -100,10 +99,10 @@ def run_health(build_dir, budget, state_dir, env, node):
     try:
         stdout, stderr = process.communicate(timeout=budget + 30)
     except subprocess.TimeoutExpired:
-        stop_group(process)
+        reaper.stop_group(process)
         return {"verdict": "unknown", "message": f"ci/health did not finish within {budget + 30} s"}
     except BaseException:
-        stop_group(process)
+        reaper.stop_group(process)
         raise
     done = subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
     for line in reversed(done.stdout.splitlines()):
@@ -116,14 +115,6 @@ def run_health(build_dir, budget, state_dir, env, node):
     lines = [line for line in done.stderr.splitlines() if line.strip()]
     return {"verdict": "unknown", "message": f"ci/health printed no verdict (exit {done.returncode}"
                                              f"{': ' + lines[-1] if lines else ''})"}
-
-
-def stop_group(process):
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    process.communicate()
 
 
 def lock_path(build_dir, state_dir, node):

@@ -16,6 +16,7 @@ import tarfile
 import tempfile
 import xml.etree.ElementTree as ET
 
+from tdc import junit_report, results
 from tdc.fleet import signing, upstream
 
 packaging = upstream.packaging
@@ -111,9 +112,9 @@ class Package:
         summary = self.json("summary.json")
         names = []
         for test in summary["tests"]:
-            if test["check"] == check and test["device"] == device and test["status"] != "failed" \
+            if test["check"] == check and test["device"] == device and test["status"] != results.FAILED \
                     and (twins or not test["twin"]):
-                test.update(status="failed", message=message, prerequisite=prerequisite)
+                test.update(status=results.FAILED, message=message, prerequisite=prerequisite)
                 names.append(test["name"])
         if not names:
             return 0
@@ -168,11 +169,7 @@ class Package:
                 if case in list(parent):
                     remaining += 1
         if totals is not None:
-            tests = totals["tests"]
-            for suite in [root] if root.tag == "testsuite" else root.iter("testsuite"):
-                suite.set("tests", str(len(tests)))
-                suite.set("failures", str(sum(t["status"] == "failed" for t in tests)))
-                suite.set("skipped", str(sum(t["status"] in ("skipped", "known_failure") for t in tests)))
+            junit_report.set_suite_counts(root, totals["tests"])
         self.files[name] = ET.tostring(root, encoding="utf-8", xml_declaration=True)
         return remaining
 
@@ -268,17 +265,9 @@ class Package:
 
 
 def _make_failure(message, ctest=False):
-    """change() for _edit_xml: the testcase becomes a failure with message
-    (ctest's JUnit also says so in its status attribute)."""
+    """change() for _edit_xml: the testcase becomes a failure with message."""
     def change(parent, case):
-        for old in [c for c in case if c.tag in ("failure", "error", "skipped")]:
-            case.remove(old)
-        if ctest:
-            case.set("status", "fail")
-        if "result" in case.attrib:
-            case.set("result", "completed")
-        failure = ET.SubElement(case, "failure", message=message, type="")
-        failure.text = message
+        junit_report.set_outcome(case, results.FAILED, message, ctest=ctest)
     return change
 
 
@@ -294,22 +283,19 @@ def _property(case, key):
 
 
 def _recount(summary):
-    statuses = ("passed", "failed", "skipped", "known_failure")
-    totals = dict.fromkeys(statuses, 0)
     for key in ("devices", "other"):
         for counts in summary.get(key, {}).values():
-            for status in statuses:
-                counts[status] = 0
+            counts.update(results.counts())
     for test in summary["tests"]:
-        totals[test["status"]] += 1
         group = "devices" if test["scope"] == "device" else "other"
-        summary.setdefault(group, {}).setdefault(test["device"], dict.fromkeys(statuses, 0))[test["status"]] += 1
+        summary.setdefault(group, {}).setdefault(test["device"], results.counts())[test["status"]] += 1
+    totals = results.counts(summary["tests"])
     summary["totals"] = totals
     failures = []
     for test in summary["tests"]:
-        if test["status"] == "failed" and not test.get("prerequisite"):
+        if test["status"] == results.FAILED and not test.get("prerequisite"):
             failures.append({"root_cause": test["name"], "message": test["message"], "dependents": [
-                t["name"] for t in summary["tests"] if t["status"] == "failed" and t.get("prerequisite")
+                t["name"] for t in summary["tests"] if t["status"] == results.FAILED and t.get("prerequisite")
                 and (t["prerequisite"] == test["name"] or test["name"].startswith(t["prerequisite"] + "/")
                      or t["prerequisite"] == test["check"])]})
     summary["failures_by_root_cause"] = failures

@@ -31,6 +31,7 @@ import subprocess
 import sys
 import time
 
+from tdc import results
 from tdc.fleet import rewrite, upstream
 
 H100, A100 = "NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"
@@ -164,7 +165,7 @@ def _make_host(name):
         kind = device_of(base, 0).split(":")[0]
         check, device = rng.choice(sorted({(t["check"], t["device"]) for t in package.json("summary.json")["tests"]
                                            if t["device"].startswith(kind + ":") and not t["twin"]
-                                           and t["status"] == "passed"}))
+                                           and t["status"] == results.PASSED}))
         failing |= inject(package, check, device, f"{check}: wrong values")
     if name in truth["dependents"]:
         root_device = device_of(base, DEPENDENT_ROOT[1])

@@ -12,8 +12,9 @@ import html.parser
 import json
 import os
 
+from tdc import results
+
 REPORT = "report.html"
-STATUSES = ("passed", "failed", "skipped", "known_failure")
 
 
 class _Page(html.parser.HTMLParser):
@@ -60,7 +61,7 @@ def problems(results_dir):
     if wrong:
         found.append(f"{len(wrong)} rows of {REPORT} show another status than summary.json (e.g. {wrong[0]}: "
                      f"{shown[wrong[0]]}, not {wanted[wrong[0]]})")
-    expected = {status: sum(1 for t in tests if t["status"] == status) for status in STATUSES}
+    expected = results.counts(tests)
     for status, count in (*expected.items(), ("tests", len(tests))):
         if page.counts.get(status, "").strip() != str(count):
             found.append(f"{REPORT} counts {page.counts.get(status, '(nothing)').strip()} {status}, "

@@ -2,10 +2,10 @@
 templates from templates/, HTML autoescaping on, undefined names an error."""
 import os
 
+from tdc import results
 from tdc.fleet import outliers, signatures, upstream
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
-SYMBOLS = {"passed": "✓", "failed": "✗", "known_failure": "W", "skipped": "–"}
 
 
 def check_requirements():
@@ -20,7 +20,7 @@ def render(template, **values):
     environment.filters["slug"] = lambda text: "".join(c if c.isalnum() else "-" for c in str(text))
     environment.filters["devices"] = signatures.compact
     environment.filters["times"] = outliers.times
-    return environment.get_template(template).render(symbols=SYMBOLS, **values)
+    return environment.get_template(template).render(symbols=results.symbols(), **values)
 
 
 def write(path, text):

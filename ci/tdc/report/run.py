@@ -16,13 +16,12 @@ import os
 import re
 import sys
 
-from tdc import expectation
+from tdc import expectation, results
 from tdc.bench import thresholds as bench_thresholds
-from tdc.fleet import matrix, upstream
+from tdc.fleet import upstream
 from tdc.fleet.upstream import InputError
 from tdc.report import charts, render
 
-STATUSES = ("passed", "failed", "skipped", "known_failure")
 # A message longer than this is cut in the page, with a pointer to
 # summary.json, which keeps it whole: 1 MB messages made an 8 MB page.
 MESSAGE_CAP = 4000
@@ -62,7 +61,7 @@ def skip_reasons(tests):
     """[(reason, count, example devices)] of the skipped tests, most first."""
     reasons = {}
     for test in tests:
-        if test.get("status") != "skipped":
+        if test.get("status") != results.SKIPPED:
             continue
         reason = capped(str(test.get("message") or "(no reason recorded)").splitlines()[0]
                         if test.get("message") else "(no reason recorded)", 400)
@@ -123,8 +122,8 @@ def thresholds_of(results, path=None):
 def banner_of(context, summary, totals, threshold_rows):
     """PASS or FAIL, with host, date and level, and why a FAIL failed."""
     reasons = []
-    if totals["failed"]:
-        reasons.append(f"{totals['failed']} test(s) failed")
+    if totals[results.FAILED]:
+        reasons.append(f"{totals[results.FAILED]} test(s) failed")
     violated = [row for row in threshold_rows if row["verdict"] in ("violated", "did not run")]
     if violated:
         reasons.append(f"{len(violated)} benchmark threshold violation(s)")
@@ -190,11 +189,11 @@ def flatten(value, prefix=""):
 
 def environment_line(context):
     """host, OS, LibTorch and the devices, for the folded environment."""
-    devices = matrix.devices_of(context)
+    devices = results.devices_of(context)
     named = ", ".join(f"{d} {info['name']}" + (f" (driver {info['driver']})" if info["driver"] else "")
                       for d, info in sorted(devices.items(), key=lambda item: device_order(item[0])))
     return " · ".join(part for part in (str(context.get("host") or ""), str(context.get("os") or ""),
-                                        f"LibTorch {matrix.libtorch_of(context)}", named) if part)
+                                        f"LibTorch {results.libtorch_of(context)}", named) if part)
 
 
 def waivers_of(tests):
@@ -203,7 +202,7 @@ def waivers_of(tests):
     pattern = upstream.packaging.KNOWN_FAILURE
     found = []
     for test in tests:
-        if test.get("status") != "known_failure":
+        if test.get("status") != results.KNOWN_FAILURE:
             continue
         message = str(test.get("message") or "")
         match = pattern.match(message)
@@ -239,7 +238,7 @@ def root_causes(summary, tests):
     groups = summary.get("failures_by_root_cause")
     if not isinstance(groups, list):
         groups = [{"root_cause": t["name"], "message": t.get("message", ""), "dependents": []}
-                  for t in tests if t.get("status") == "failed" and not t.get("prerequisite")]
+                  for t in tests if t.get("status") == results.FAILED and not t.get("prerequisite")]
     listed = {}
     for group in groups:
         if not isinstance(group, dict):
@@ -247,7 +246,7 @@ def root_causes(summary, tests):
         name = str(group.get("root_cause"))
         test = by_name.get(name, {"name": name})
         # A reference (twin) check keeps its `loopback:` prefix: its failure is never the node's.
-        check = (upstream.names.TWIN_PREFIX if test.get("twin") else "") + matrix.check_of(test)
+        check = (upstream.names.TWIN_PREFIX if test.get("twin") else "") + results.check_of(test)
         entry = listed.setdefault(check, {
             "check": check, "tests": [], "devices": [], "dependents": [],
             "message": test.get("message") or group.get("message") or "(no message recorded)"})
@@ -275,7 +274,7 @@ def missing_kernels(summary, tests):
         if not isinstance(group, dict) or not group.get("kernel"):
             continue
         names = [str(group.get("root_cause"))] + [str(d) for d in group.get("dependents", [])]
-        checks = sorted({matrix.check_of(by_name.get(n, {"name": n})) for n in names})
+        checks = sorted({results.check_of(by_name.get(n, {"name": n})) for n in names})
         rows.append({"kernel": group["kernel"], "checks": checks,
                      "fix": by_name.get(group.get("root_cause"), {}).get("message") or group.get("message", "")})
     return rows
@@ -310,10 +309,10 @@ def view(results_dir):
     tests = [t for t in summary.get("tests", []) if isinstance(t, dict) and isinstance(t.get("name"), str)]
     if not tests:
         raise InputError(f"{results_dir}/summary.json has no tests: nothing to report")
-    totals = {status: sum(1 for t in tests if t.get("status") == status) for status in STATUSES}
+    totals = {status: sum(1 for t in tests if t.get("status") == status) for status in results.STATUSES}
     problems = []
     recorded = summary.get("totals") if isinstance(summary.get("totals"), dict) else {}
-    if recorded and any(recorded.get(s, 0) != totals[s] for s in STATUSES):
+    if recorded and any(recorded.get(s, 0) != totals[s] for s in results.STATUSES):
         problems.append(f"summary.json's totals {recorded} differ from its tests {totals}")
     # The reference backend's devices are labelled as such. With twins (a
     # fault run, a vendor's backend beside the loopback's reference run), the
@@ -322,14 +321,14 @@ def view(results_dir):
     # loopback's devices are the reference.
     twins = any(t.get("twin") for t in tests)
     tests = labelled(tests)
-    cells = matrix.cells_of(tests)
+    cells = results.cells_of(tests)
     devices = sorted(cells, key=device_order)
     reference = [d for d in devices if d.endswith(" (reference)")
                  or (not twins and d.startswith(REFERENCE + ":"))]
     checks = sorted({check for by_check in cells.values() for check in by_check})
     instances = {}
     for test in tests:
-        key = f"{test.get('device') or 'host'}|{matrix.check_of(test)}"
+        key = f"{test.get('device') or 'host'}|{results.check_of(test)}"
         text = f"{test['name']}: {str(test.get('status')).replace('_', ' ')}"
         if test.get("message"):
             text += f": {capped(test['message'])}"
@@ -344,16 +343,16 @@ def view(results_dir):
                 status += f": prerequisite failed (checked by {cell['root_cause']})"
             details[key] = {"title": f"{check} on {device}", "status": status,
                             "message": capped(cell.get("message", "")), "items": instances.get(key, [])}
-    results = bench_results(results_dir)
-    threshold_rows, threshold_line, _ = thresholds_of(results)
-    errors = [r for r in results if r.error]
+    series = bench_results(results_dir)
+    threshold_rows, threshold_line, _ = thresholds_of(series)
+    errors = [r for r in series if r.error]
     why = "no benchmark results in bench/ (ci/conformance --bench=off?)"
     if errors:
-        why = (f"{len(errors)} of {len(results)} benchmark series reported an error, e.g. "
+        why = (f"{len(errors)} of {len(series)} benchmark series reported an error, e.g. "
                f"{errors[0].run_name}: {upstream.one_line(errors[0].error)}")
-    bench_charts = {"bandwidth": charts.bandwidth(results), "latency": charts.latency(results), "why": why}
+    bench_charts = {"bandwidth": charts.bandwidth(series), "latency": charts.latency(series), "why": why}
     git = context.get("git") if isinstance(context.get("git"), dict) else {}
-    libtorch = matrix.libtorch_of(context)
+    libtorch = results.libtorch_of(context)
     subtitle = " · ".join(str(part) for part in (
         f"level {context.get('level')}" if context.get("level") else None,
         f"LibTorch {libtorch}" if libtorch else None,
@@ -366,9 +365,9 @@ def view(results_dir):
             "banner": banner_of(context, summary, totals, threshold_rows),
             "seed": seed_of(results_dir), "seed_keys": SEED_KEYS, "seed_file": SEED_FILE,
             "thresholds": threshold_rows, "thresholds_line": threshold_line,
-            "bench_table": bench_table(results), "skips": skip_reasons(tests), "reference": REFERENCE,
+            "bench_table": bench_table(series), "skips": skip_reasons(tests), "reference": REFERENCE,
             "reference_devices": reference,
-            "subtitle": subtitle, "caveat": expectation.of_context(context), "statuses": STATUSES, "totals": totals, "tests": shown,
+            "subtitle": subtitle, "caveat": expectation.of_context(context), "statuses": results.STATUSES, "totals": totals, "tests": shown,
             "problems": problems, "what_to_add": what_to_add_of(summary),
             "missing_kernels": missing_kernels(summary, tests),
             "root_causes": groups, "devices": devices,
