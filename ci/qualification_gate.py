@@ -1,8 +1,2 @@
 #!/usr/bin/env python3
-"""The level-3 benchmark gate; writes bench/gate.json (tdc/qualification_gate.py; --help says how)."""
-import sys
-
-from tdc.qualification_gate import main
-
-if __name__ == "__main__":
-    sys.exit(main())
+import sys; from tdc import verbs; sys.exit(verbs.main(["qualification-gate", *sys.argv[1:]]))

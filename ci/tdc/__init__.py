@@ -1,7 +1,7 @@
 """TDC's Python tools: one package, imported the ordinary way.
 
-The command lines in ci/ are thin (`from tdc.<module> import main`); the
-same mains answer `python3 -m tdc <verb>` (see tdc/__main__.py). A script's
+Every command is a verb of one table, tdc/verbs.py: `tdc <verb>` (bin/tdc),
+`python3 -m tdc <verb>` and the one-line wrappers in ci/ run it. A script's
 own folder is on sys.path, so ci/<tool> finds ci/tdc; self-tests get
 PYTHONPATH=<root>/ci from their ctest registration.
 

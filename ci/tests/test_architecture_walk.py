@@ -4,7 +4,8 @@ summary.json, and only files that exist (issue 30, item 7).
 
 The path, defined so that a program can follow it:
 - Python: bin/tdc runs `python3 -m tdc`, whose entry module
-  (ci/tdc/__main__.py) looks the verb `run` up in its verb table; from that
+  (ci/tdc/__main__.py) hands the verb to the one verb table
+  (ci/tdc/verbs.py), which looks `run` up; from that
   module on, every module of ci/tdc that a module on the path imports at
   module level (`import tdc.x`, `from tdc import x`, `from tdc.x import y`)
   is on the path. Imports inside functions are left out: they are deferred
@@ -121,19 +122,14 @@ def module_level_imports(path):
 
 
 def run_verb_module():
-    """The module ci/tdc/__main__.py runs for `tdc run` (its verb table)."""
-    tree = ast.parse(open(os.path.join(TDC, "__main__.py"), encoding="utf-8").read())
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Dict):
-            for key, value in zip(node.keys, node.values):
-                if isinstance(key, ast.Constant) and key.value == "run" and isinstance(value, ast.Constant):
-                    return value.value
-    pytest.fail("ci/tdc/__main__.py has no verb table entry for 'run': say here how `tdc run` is found")
+    """The module `tdc run` runs, from the one verb table (ci/tdc/verbs.py)."""
+    from tdc.verbs import VERBS
+    return VERBS["run"].module
 
 
 def python_path():
-    """The Python files on the path, from __main__.py through the run verb's imports."""
-    files, todo, seen = {os.path.join(TDC, "__main__.py")}, [run_verb_module()], set()
+    """The Python files on the path, from __main__.py through the verb table and the run verb's imports."""
+    files, todo, seen = {os.path.join(TDC, "__main__.py")}, ["tdc.verbs", run_verb_module()], set()
     while todo:
         name = todo.pop()
         if name in seen:

@@ -6,6 +6,7 @@ state folder or a TDC_EXTRA_SUITES item with a control character or ';'
 line; `tdc --state-dir=DIR ctest-tree` writes under DIR, and an empty
 --state-dir is refused (issue 34, finding 11)."""
 import os
+import re
 import shutil
 import subprocess
 
@@ -91,3 +92,29 @@ def test_the_checks_themselves():
     with pytest.raises(InputError, match="--state-dir is empty"):
         installed.state_dir("")
     assert installed.state_dir(None).endswith(os.path.join("tdc", "state"))
+
+
+def test_an_installed_tdc_has_every_verb_of_the_table(prefix):
+    """`tdc --help` of an install lists the fleet's verbs too (issue 30: merge,
+    report, faults and Slurm submission had none), and each answers --help,
+    as does the installed ci/ wrapper, without preparing a tree."""
+    from tdc import verbs
+    code, out, err = tdc(prefix, "--help")
+    assert code == 0, err
+    assert re.findall(r"^  ([a-z][a-z-]*) +\S", out, re.M) == list(verbs.VERBS)
+    for verb in ("merge", "report", "faults", "slurm-submit", "run", "health"):
+        code, out, err = tdc(prefix, verb, "--help")
+        assert code == 0 and out, f"tdc {verb} --help: exit {code}: {err}"
+    share = os.path.join(os.path.dirname(os.path.dirname(prefix)), "share", "tdc", "ci")
+    for wrapper in ("merge", "report", "faults", os.path.join("slurm", "submit")):
+        run = subprocess.run([os.path.join(share, wrapper), "--help"], capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0 and run.stdout, f"installed ci/{wrapper} --help: {run.stderr}"
+    assert not os.path.exists(os.path.join(home_of(prefix), ".cache"))
+
+
+def test_an_installed_build_verb_gets_the_tree_unless_one_is_named(prefix, tmp_path):
+    code, out, err = tdc(prefix, f"--state-dir={tmp_path}/state", "ctest", "-N")
+    assert code == 0, err
+    assert [t for t in os.listdir(tmp_path / "state") if t.startswith("tree-")]
+    code, _, err = tdc(prefix, f"--state-dir={tmp_path}/other", "context", "--build-dir=/nonexistent", "--out=x")
+    assert code == 2 and not os.path.exists(tmp_path / "other"), err

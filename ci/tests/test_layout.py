@@ -10,7 +10,7 @@ import sys
 import pytest
 from conftest import ROOT
 
-from tdc import __main__ as verbs
+from tdc import verbs
 
 
 def tracked(*patterns):
@@ -61,7 +61,7 @@ def test_documented_command_is_executable_with_its_own_help(name):
     assert len(run.stdout.splitlines()) >= 3
 
 
-@pytest.mark.parametrize("verb, module", sorted(verbs.VERBS.items()))
+@pytest.mark.parametrize("verb, module", sorted((v, e.module) for v, e in verbs.VERBS.items() if "." in e.module))
 def test_every_option_says_what_it_does(verb, module):
     loaded = importlib.import_module(module)
     if not hasattr(loaded, "parser"):

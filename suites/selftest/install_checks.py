@@ -277,7 +277,9 @@ def layout(args, problems):
 
     before = snapshot(prefix)
     done, _ = tdc(prefix, "--help")
-    problems.expect(done.returncode == 0 and "ctest-tree" in done.stdout, f"tdc --help: exit {done.returncode}")
+    listed = re.findall(r"^  ([a-z][a-z-]*) +\S", done.stdout, re.M)
+    problems.expect(done.returncode == 0 and {"ctest-tree", "merge", "report", "faults", "slurm-submit"} <= set(listed),
+                    f"tdc --help: exit {done.returncode}, lists {listed}")
     done, _ = tdc(prefix)
     problems.expect(done.returncode == 2, f"tdc without a verb exited {done.returncode}, not 2")
     inside = os.path.join(prefix, "share", "tdc", "state")
