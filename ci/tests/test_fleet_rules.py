@@ -7,7 +7,7 @@ import os
 import pytest
 
 from tdc.fleet import history, matrix, outliers, signatures, tasks
-from tdc.fleet.upstream import InputError
+from tdc.errors import InputError
 
 
 def row(host, build="2.13.0", fails=(), checks=("A.X", "B.Y", "C.Z"), devices=("cuda:0", "cuda:1"),

@@ -37,8 +37,9 @@ import re
 from collections import defaultdict
 
 from tdc import results
-from tdc.fleet import matrix, upstream
-from tdc.fleet.upstream import InputError
+from tdc.errors import InputError
+from tdc.fleet import matrix
+from tdc.terminal import printable
 
 FLAKY_WINDOW = 7
 STALE_AFTER = 2
@@ -98,7 +99,7 @@ class History:
         self.nights, self.skipped, self.older, self.run_ids = [], [], 0, {}
 
     def skip(self, path, why):
-        self.skipped.append({"path": path, "why": upstream.printable(why)})
+        self.skipped.append({"path": path, "why": printable(why)})
 
 
 def load(directory, tonight, window=FLAKY_WINDOW, stale_after=STALE_AFTER):

@@ -14,8 +14,7 @@ import json
 import os
 
 from tdc import results, safeio
-from tdc.fleet import upstream
-from tdc.fleet.upstream import InputError
+from tdc.errors import InputError, one_line
 
 SCHEMA_VERSION = results.SCHEMA_VERSION   # one version for every TDC document
 SCHEMA = results.schema_path("matrix")
@@ -151,7 +150,7 @@ def read(path):
     except OSError as error:
         raise InputError(f"{path}: cannot read ({error.strerror})")
     except (ValueError, UnicodeDecodeError) as error:
-        raise InputError(f"{path}: not JSON ({upstream.one_line(error)})")
+        raise InputError(f"{path}: not JSON ({one_line(error)})")
     return {**header, **tail}, _rows(path, start)
 
 
@@ -166,4 +165,4 @@ def _rows(path, start):
             try:
                 yield json.loads(line.rstrip("\n").rstrip(","))
             except ValueError as error:
-                raise InputError(f"{path}: a damaged row ({upstream.one_line(error)})")
+                raise InputError(f"{path}: a damaged row ({one_line(error)})")

@@ -44,26 +44,28 @@ import time
 from collections import defaultdict
 
 from tdc import results
-from tdc.fleet import history, junit_out, matrix, outliers, packages, signatures, signing, tasks, upstream, window
-from tdc.fleet.upstream import InputError, printable
+from tdc.cli import Parser, run_main, whole
+from tdc.errors import InputError
+from tdc.fleet import history, junit_out, matrix, outliers, packages, signatures, signing, tasks, window
+from tdc.terminal import printable
 
 
 def parse_args(argv):
-    parser = upstream.Parser("merge", __doc__)
+    parser = Parser("merge", __doc__)
     parser.add_argument("packages", nargs="*", help="tdc-*.tar.gz packages (ci/package)")
     parser.add_argument("--out", required=True, help="folder for matrix.json, junit.xml, fleet.html")
     parser.add_argument("--tasks", help="the Slurm job's task list (JSON)")
     parser.add_argument("--allowed-signers", help="OpenSSH allowed_signers: who may sign for which host")
     parser.add_argument("--history", help="folder of earlier nights' matrix.json")
     parser.add_argument("--night", help="tonight's name, YYYY-MM-DD (default: today, UTC)")
-    parser.add_argument("--max-age", type=upstream.whole(1, 36500), default=window.MAX_AGE,
+    parser.add_argument("--max-age", type=whole(1, 36500), default=window.MAX_AGE,
                         help=f"days before the merge a run may have begun and still fill a row "
                              f"(default {window.MAX_AGE}; an older or a future run is set aside)")
-    parser.add_argument("--flaky-window", type=upstream.whole(2, 365), default=history.FLAKY_WINDOW,
+    parser.add_argument("--flaky-window", type=whole(2, 365), default=history.FLAKY_WINDOW,
                         help=f"nights (tonight included) the flaky rule looks at (default {history.FLAKY_WINDOW})")
-    parser.add_argument("--stale-after", type=upstream.whole(1, 365), default=history.STALE_AFTER,
+    parser.add_argument("--stale-after", type=whole(1, 365), default=history.STALE_AFTER,
                         help=f"nights without a report before a host is stale (default {history.STALE_AFTER})")
-    parser.add_argument("--jobs", type=upstream.whole(1, 64), default=min(4, os.cpu_count() or 1),
+    parser.add_argument("--jobs", type=whole(1, 64), default=min(4, os.cpu_count() or 1),
                         help="worker processes that open packages (default: cores, at most 4)")
     parser.add_argument("--no-html", action="store_true", help="skip fleet.html")
     args = parser.parse_args(argv)
@@ -360,7 +362,7 @@ def print_summary(document, out, html, directory=None):
 
 
 def main(argv=None):
-    return upstream.run_main("merge", lambda a: merge(parse_args(a)), argv)
+    return run_main("merge", lambda a: merge(parse_args(a)), argv)
 
 
 if __name__ == "__main__":

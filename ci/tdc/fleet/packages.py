@@ -24,8 +24,11 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 
-from tdc.fleet import upstream
-from tdc.fleet.upstream import InputError
+from tdc import packaging, safeio, verify
+from tdc.bench import results as bench_results
+from tdc.errors import InputError
+from tdc.terminal import printable
+
 
 # tdc.verify's messages about what a run did, not about what the package is.
 QUALIFICATION = ("dirty tree:", "claimed level", "level 3 without TDC_EXPECT", "nothing was checked",
@@ -68,17 +71,17 @@ def open_package(path, allowed_signers=None, filed_under=None):
     with tempfile.TemporaryDirectory(prefix="tdc-merge-", dir=scratch()) as tmp:
         digests = {}
         try:
-            stage = upstream.packaging.extract(path, tmp, digests, keep=_read_later)
+            stage = packaging.extract(path, tmp, digests, keep=_read_later)
         except InputError as error:
             package.trust_problems.append(f"not a readable package: it {error}")
             return package
         problems = []
-        _, _, summary, context, _ = upstream.verify.check_stage(stage, problems, allowed_signers, digests,
-                                                                filed_under)
+        _, _, summary, context, _ = verify.check_stage(stage, problems, allowed_signers, digests,
+                                                       filed_under)
         package.context, package.summary = context or {}, summary or {}
         # A host that is no host name (a NUL, an escape sequence, a lone
         # surrogate) is a trust problem (check_stage); the row shows it escaped.
-        package.host = upstream.printable(str(package.context.get("host") or ""))
+        package.host = printable(str(package.context.get("host") or ""))
         package.run_id = str(package.context.get("run_id") or "")
         for problem in dict.fromkeys(problems):
             (package.qualification_problems if is_qualification_problem(problem)
@@ -91,7 +94,7 @@ def open_package(path, allowed_signers=None, filed_under=None):
         with tempfile.TemporaryDirectory(prefix="tdc-merge-", dir=scratch()) as tmp:
             again = {}
             try:
-                stage = upstream.packaging.extract(path, tmp, again)
+                stage = packaging.extract(path, tmp, again)
             except InputError as error:
                 again = {"": str(error)}
             if again != digests:
@@ -106,16 +109,16 @@ def _read_later(path):
     """The files a merge reads after verifying (the rest are checked against
     the MANIFEST as they stream by, never written): all but the benchmark
     output, of which only the digest of its series and the gate's verdict."""
-    return not path.startswith("bench/") or path in (f"bench/{upstream.bench_results.MEDIANS}", "bench/gate.json")
+    return not path.startswith("bench/") or path in (f"bench/{bench_results.MEDIANS}", "bench/gate.json")
 
 
 def _signature_line(problems, allowed_signers, context, filed_under):
     if not allowed_signers:
         return "not checked (no --allowed-signers)"
     for problem in problems:
-        if problem.startswith(upstream.verify.SIGNATURE_PROBLEMS):
+        if problem.startswith(verify.SIGNATURE_PROBLEMS):
             return problem
-    names = [name for name, _ in upstream.verify.signed_names(context, filed_under)]
+    names = [name for name, _ in verify.signed_names(context, filed_under)]
     return f"signed by a key allowed for {', '.join(names)}"
 
 
@@ -127,10 +130,10 @@ def _benchmarks(stage, digests):
     from the Google Benchmark files themselves (_benchmarks_of_files)."""
     if not any(path.startswith("bench/") for path in digests):
         return {}
-    digest = os.path.join(stage, "bench", upstream.bench_results.MEDIANS)
+    digest = os.path.join(stage, "bench", bench_results.MEDIANS)
     if os.path.isfile(digest):
         try:
-            series = upstream.safeio.load_json(digest, "benchmark medians")
+            series = safeio.load_json(digest, "benchmark medians")
         except InputError:
             series = None
         if isinstance(series, dict):
@@ -139,7 +142,7 @@ def _benchmarks(stage, digests):
 
 
 def _benchmarks_of_files(stage):
-    reader = upstream.bench_results
+    reader = bench_results
     bench = os.path.join(stage, "bench")
     if not os.path.isdir(bench):
         return {}

@@ -16,10 +16,10 @@ import tarfile
 import tempfile
 import xml.etree.ElementTree as ET
 
-from tdc import junit_report, results
-from tdc.fleet import signing, upstream
-
-packaging = upstream.packaging
+from tdc import junit_report, packaging, results
+from tdc.bench import results as bench_results
+from tdc.errors import InputError
+from tdc.fleet import signing
 
 
 class Package:
@@ -86,8 +86,8 @@ class Package:
         if old == version:
             return old
         if old.partition("+")[2] != version.partition("+")[2]:
-            raise upstream.InputError(f"the base package's suite {old} has other mustpass lists than this "
-                                      f"tree's {version}: make a new base from a run of this tree")
+            raise InputError(f"the base package's suite {old} has other mustpass lists than this "
+                             f"tree's {version}: make a new base from a run of this tree")
         self._flush()
         for name, data in self.files.items():
             self.files[name] = data.replace(old.encode(), version.encode())
@@ -230,11 +230,11 @@ class Package:
         """The package as folder/<top>.tar.gz; with remanifest the MANIFEST is
         rewritten (a careful forger does that too), with sign_key re-signed,
         else any old signature is kept as it was."""
-        digest = f"bench/{upstream.bench_results.MEDIANS}"
+        digest = f"bench/{bench_results.MEDIANS}"
         if digest in self.files:  # the digest follows the benchmarks it was made from
             documents = [(name, self.json(name)) for name in sorted(self.files)
                          if name.startswith("bench/") and name.endswith(".json") and name != digest]
-            self.files[digest] = json.dumps(upstream.bench_results.medians_of(documents)).encode()
+            self.files[digest] = json.dumps(bench_results.medians_of(documents)).encode()
             self._json.pop(digest, None)
         self._flush()
         if remanifest:

@@ -31,8 +31,10 @@ import subprocess
 import sys
 import time
 
-from tdc import results
-from tdc.fleet import rewrite, upstream
+from tdc import ROOT, context, results
+from tdc.cli import Parser, run_main, whole
+from tdc.errors import InputError
+from tdc.fleet import rewrite
 
 H100, A100 = "NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"
 NODE_FAULT = ("EventBlock.ConsumerStreamWaitsForTheProducersEvent", 3,
@@ -96,7 +98,7 @@ def make(bases, hosts, out, variant=1, sign=True, twin_devices=2, jobs=1, reuse=
     out = os.path.abspath(out)  # tasks.json names packages by absolute path
     base_packages = [rewrite.Package.read(path) for path in bases]
     for base in base_packages:
-        base.set_suite_version(upstream.context.suite_version())
+        base.set_suite_version(context.suite_version())
         base.drop_tests(twins_on(twin_devices))
         base.equalise_devices()
     names, info, truth, _ = plan(hosts, variant)
@@ -206,7 +208,7 @@ def _write(package, out, reuse, sign_key, name=None):
 def inject(package, check, device, message, prerequisite=None):
     """package.fail, refusing a fault the base cannot carry (the truth would lie)."""
     if not package.fail(check, device, message, prerequisite):
-        raise upstream.InputError(f"the base package has no passing {check} on {device} to fail")
+        raise InputError(f"the base package has no passing {check} on {device} to fail")
     return True
 
 
@@ -233,7 +235,7 @@ MAX_AGE_DAYS = 36500
 
 
 def measure_merge(out, truth, jobs, html=True):
-    command = [os.path.join(upstream.ROOT, "ci", "merge"), *truth["forged_packages"],
+    command = [os.path.join(ROOT, "ci", "merge"), *truth["forged_packages"],
                "--tasks", os.path.join(out, "tasks.json"), "--out", os.path.join(out, "merged"),
                "--night", "2026-12-01", "--jobs", str(jobs),
                # Every synthetic host keeps its base package's run time (rewrite
@@ -294,25 +296,25 @@ def check_truth(folder, hosts, truth):
 
 def main(argv=None):
     def body(args):
-        parser = upstream.Parser("simulate", __doc__)
+        parser = Parser("simulate", __doc__)
         parser.add_argument("what", choices=("make", "measure"), help="make a fleet, or make and measure")
         parser.add_argument("--base", nargs="+", required=True, help="real packages to rewrite")
         parser.add_argument("--hosts", required=True, help="a number (make) or numbers, comma-separated (measure)")
         parser.add_argument("--out", required=True, help="folder for the fleet(s) and measurements.json")
-        parser.add_argument("--variant", type=upstream.whole(0, 1 << 30), default=1, help="which fleet: what goes where (default 1)")
-        parser.add_argument("--jobs", type=upstream.whole(1, 64), default=min(4, os.cpu_count() or 1),
+        parser.add_argument("--variant", type=whole(0, 1 << 30), default=1, help="which fleet: what goes where (default 1)")
+        parser.add_argument("--jobs", type=whole(1, 64), default=min(4, os.cpu_count() or 1),
                             help="processes that write the hosts' packages, and ci/merge --jobs "
                                  "(default: the cores, at most 4)")
         parser.add_argument("--reuse", action="store_true",
                             help="measure: keep a fleet an earlier run made in OUT/fleet-N; make: keep "
                                  "the packages an earlier make of the same variant and base wrote")
         parser.add_argument("--no-sign", action="store_true", help="no keys, no signatures, no --allowed-signers")
-        parser.add_argument("--twin-devices", type=upstream.whole(1, 64), default=2,
+        parser.add_argument("--twin-devices", type=whole(1, 64), default=2,
                             help="loopback devices the reference twins keep (default 2, as on a GPU host)")
         options = parser.parse_args(args)
         sizes = [int(n) for n in options.hosts.split(",") if n.strip().isdigit()]
         if not sizes or len(sizes) != len(options.hosts.split(",")):
-            raise upstream.InputError(f"--hosts {options.hosts!r}: expected whole numbers, comma-separated")
+            raise InputError(f"--hosts {options.hosts!r}: expected whole numbers, comma-separated")
         if options.what == "make":
             make(options.base, sizes[0], options.out, options.variant, not options.no_sign, options.twin_devices,
                  options.jobs, options.reuse)
@@ -343,7 +345,7 @@ def main(argv=None):
         with open(os.path.join(options.out, "measurements.json"), "w") as f:
             json.dump(figures, f, indent=1)
         return 0 if all(f["exit"] in (0, 1) and not f["wrong"] for f in figures) else 1
-    return upstream.run_main("simulate", body, argv)
+    return run_main("simulate", body, argv)
 
 
 if __name__ == "__main__":

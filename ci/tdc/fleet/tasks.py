@@ -15,7 +15,8 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
-from tdc.fleet.upstream import InputError
+from tdc.errors import InputError
+
 
 STATES = ("COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL", "OUT_OF_MEMORY",
           "PREEMPTED", "BOOT_FAIL", "DEADLINE", "UNKNOWN")  # UNKNOWN: Slurm no longer holds the record

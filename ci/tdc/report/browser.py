@@ -16,8 +16,8 @@ import tempfile
 import time
 import urllib.request
 
-from tdc.fleet import upstream
-from tdc.fleet.upstream import InputError
+from tdc.errors import InputError
+from tdc.optional import require
 
 
 def _free_port():
@@ -54,7 +54,7 @@ def _alive(pid):
 
 class Browser:
     def __init__(self, width=1400, height=1000):
-        self.selenium = upstream.require("selenium.webdriver", "python3-selenium")
+        self.selenium = require("selenium.webdriver", "python3-selenium")
         self.chromium = shutil.which("chromium") or shutil.which("chromium-browser")
         self.chromedriver = shutil.which("chromedriver")
         if not self.chromium or not self.chromedriver:

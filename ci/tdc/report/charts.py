@@ -7,19 +7,21 @@ latency(results)    one bar per device and latency series, microseconds
                     (medians)
 peers(...)          one benchmark series across the fleet's devices of one
                     model, the outliers marked
-results are bench_results.Result objects (tdc.fleet.upstream)."""
+results are bench_results.Result objects (tdc.bench.results)."""
 import base64
 import io
 import os
 
-from tdc.fleet import upstream
+from tdc.bench import results as bench_results
+from tdc.optional import require
+
 
 _COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
             "#7f7f7f", "#bcbd22", "#17becf"]
 
 
 def _pyplot():
-    matplotlib = upstream.require("matplotlib", "python3-matplotlib")
+    matplotlib = require("matplotlib", "python3-matplotlib")
     matplotlib.use("Agg")
     matplotlib.rcParams["svg.hashsalt"] = "tdc"  # the same chart gives the same file
     import matplotlib.pyplot as plt
@@ -99,7 +101,7 @@ def bandwidth(results):
 def latency(results):
     """A data: URI, or None when there is no latency series."""
     label = _labels(results)
-    bars = sorted((r.pattern + (f" {upstream.bench_results.human_bytes(r.size)}" if r.size else ""),
+    bars = sorted((r.pattern + (f" {bench_results.human_bytes(r.size)}" if r.size else ""),
                    label(r), r.seconds * 1e6)
                   for r in results if r.family == "latency" and r.seconds)
     if not bars:

@@ -3,17 +3,19 @@ templates from templates/, HTML autoescaping on, undefined names an error."""
 import os
 
 from tdc import results
-from tdc.fleet import outliers, signatures, upstream
+from tdc.errors import InputError
+from tdc.fleet import outliers, signatures
+from tdc.optional import require
 
 TEMPLATES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "templates")
 
 
 def check_requirements():
-    upstream.require("jinja2", "python3-jinja2")
+    require("jinja2", "python3-jinja2")
 
 
 def render(template, **values):
-    jinja2 = upstream.require("jinja2", "python3-jinja2")
+    jinja2 = require("jinja2", "python3-jinja2")
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES),
                                      autoescape=jinja2.select_autoescape(["html", "j2"]),
                                      undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
@@ -36,6 +38,6 @@ def write(path, text):
         if os.path.lexists(tmp):
             os.unlink(tmp)
         if isinstance(error, OSError):  # a full disk carries no file name: say which page
-            raise upstream.InputError(f"cannot write {path}: {error.strerror or error}") from None
+            raise InputError(f"cannot write {path}: {error.strerror or error}") from None
         raise
     return path

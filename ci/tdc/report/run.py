@@ -16,10 +16,11 @@ import os
 import re
 import sys
 
-from tdc import expectation, results
+from tdc import ROOT, expectation, names, ordering, packaging, results
+from tdc.bench import results as bench_reader
 from tdc.bench import thresholds as bench_thresholds
-from tdc.fleet import upstream
-from tdc.fleet.upstream import InputError
+from tdc.cli import Parser, run_main
+from tdc.errors import InputError, one_line
 from tdc.report import charts, render
 
 # A message longer than this is cut in the page, with a pointer to
@@ -84,7 +85,7 @@ def bench_table(results):
     rows = []
     for r in results:
         row = {"device": r.where(), "family": r.family, "pattern": r.pattern,
-               "size": upstream.bench_results.human_bytes(r.size) if r.size else "",
+               "size": bench_reader.human_bytes(r.size) if r.size else "",
                "bandwidth": f"{r.bytes_per_second / 1e9:.3f}" if r.bytes_per_second else "",
                "time": f"{r.seconds * 1e6:.1f}" if r.seconds is not None else "",
                "cv": f"{r.cv * 100:.1f}%" if r.cv is not None else "", "repetitions": r.repetitions,
@@ -103,7 +104,7 @@ def thresholds_of(results, path=None):
     try:
         entries = bench_thresholds.load_thresholds(path, {r.device_type for r in results})
     except InputError as error:
-        return [], f"thresholds not checked: {path}: {upstream.one_line(error)}", "unreadable"
+        return [], f"thresholds not checked: {path}: {one_line(error)}", "unreadable"
     rows = []
     for r in results:
         row = bench_thresholds.judge(entries, r)
@@ -153,7 +154,7 @@ def _read_json(path, what, required=True):
     except OSError as error:
         raise InputError(f"{path}: cannot read {what} ({error.strerror})")
     except (ValueError, UnicodeDecodeError) as error:
-        raise InputError(f"{path}: {what} is not JSON ({upstream.one_line(error)})")
+        raise InputError(f"{path}: {what} is not JSON ({one_line(error)})")
     if not isinstance(value, dict):
         raise InputError(f"{path}: {what} is not a JSON object")
     return value
@@ -199,7 +200,7 @@ def environment_line(context):
 def waivers_of(tests):
     """Each waived test with its waiver's origin, category, tracker and expiry
     (the expiry is read from the waiver file's line, when this tree has it)."""
-    pattern = upstream.packaging.KNOWN_FAILURE
+    pattern = packaging.KNOWN_FAILURE
     found = []
     for test in tests:
         if test.get("status") != results.KNOWN_FAILURE:
@@ -219,7 +220,7 @@ def _expiry(origin):
     path, _, line = origin.rpartition(":")
     if not line.isdigit():
         return None
-    full = path if os.path.isabs(path) else os.path.join(upstream.ROOT, path)
+    full = path if os.path.isabs(path) else os.path.join(ROOT, path)
     try:
         with open(full, encoding="utf-8") as f:
             for number, text in enumerate(f, 1):
@@ -246,7 +247,7 @@ def root_causes(summary, tests):
         name = str(group.get("root_cause"))
         test = by_name.get(name, {"name": name})
         # A reference (twin) check keeps its `loopback:` prefix: its failure is never the node's.
-        check = (upstream.names.TWIN_PREFIX if test.get("twin") else "") + results.check_of(test)
+        check = (names.TWIN_PREFIX if test.get("twin") else "") + results.check_of(test)
         entry = listed.setdefault(check, {
             "check": check, "tests": [], "devices": [], "dependents": [],
             "message": test.get("message") or group.get("message") or "(no message recorded)"})
@@ -290,7 +291,7 @@ def ordering_of(summary):
 
 
 def bench_results(results_dir):
-    reader = upstream.bench_results
+    reader = bench_reader
     found = []
     bench = os.path.join(results_dir, "bench")
     for name in sorted(os.listdir(bench)) if os.path.isdir(bench) else []:
@@ -349,7 +350,7 @@ def view(results_dir):
     why = "no benchmark results in bench/ (ci/conformance --bench=off?)"
     if errors:
         why = (f"{len(errors)} of {len(series)} benchmark series reported an error, e.g. "
-               f"{errors[0].run_name}: {upstream.one_line(errors[0].error)}")
+               f"{errors[0].run_name}: {one_line(errors[0].error)}")
     bench_charts = {"bandwidth": charts.bandwidth(series), "latency": charts.latency(series), "why": why}
     git = context.get("git") if isinstance(context.get("git"), dict) else {}
     libtorch = results.libtorch_of(context)
@@ -372,7 +373,7 @@ def view(results_dir):
             "missing_kernels": missing_kernels(summary, tests),
             "root_causes": groups, "devices": devices,
             "checks": checks, "grid": grid, "cells": details, "waivers": waivers_of(tests),
-            "ordering": ordering_of(summary), "ordering_observed": upstream.ordering.OBSERVED,
+            "ordering": ordering_of(summary), "ordering_observed": ordering.OBSERVED,
             "charts": bench_charts, "environment": flatten(context),
             "environment_line": environment_line(context)}
 
@@ -386,7 +387,7 @@ def write_run_report(results_dir, out=None):
 
 def main(argv=None):
     def body(args):
-        parser = upstream.Parser("report", __doc__)
+        parser = Parser("report", __doc__)
         parser.add_argument("results", help="a results folder (summary.json, context.json, bench/)")
         parser.add_argument("--out", help="the HTML file to write, or a folder to write report.html into "
                                           "(default RESULTS/report.html)")
@@ -400,7 +401,7 @@ def main(argv=None):
             raise InputError(f"--out {out}: folder {os.path.dirname(os.path.abspath(out))} does not exist")
         print(write_run_report(options.results, out))
         return 0
-    return upstream.run_main("report", body, argv)
+    return run_main("report", body, argv)
 
 
 if __name__ == "__main__":
