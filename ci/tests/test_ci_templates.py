@@ -372,3 +372,32 @@ def test_a_job_that_left_no_package_is_a_no_package_row(tmp_path, name):
     assert dead["trust"] == "no package" and dead["package"] is None and dead["state"] == "UNKNOWN"
     assert dead["reason"].startswith("no package: the CI job for host 'n2' build '2.13.0' left none")
     assert dead["job_id"] == "4242"
+
+
+def package_out(script, host, build):
+    """Where a conformance job's ci/package writes, for one host and build."""
+    text = re.sub(r"\\\n\s*", " ", script)
+    out = re.search(r"ci/package [^\n]*--out=(\"[^\"]*\"|\S+)", text).group(1).strip('"')
+    for name, value in (("${{ matrix.host }}", host), ("${{ matrix.torch }}", build),
+                        ("$HOST", host), ("$TORCH", build)):
+        out = out.replace(name, value)
+    return out
+
+
+def test_each_job_leaves_its_package_where_the_merge_looks_for_its_task(tmp_path):
+    """ci/fleet-plan --tasks finds a job's package in packages/<host>/<build>/."""
+    flow = load("github-actions.yml")
+    steps = flow["jobs"]["conformance"]["steps"]
+    script = "\n".join(s.get("run", "") for s in steps)
+    upload = next(s for s in steps if s.get("uses", "").startswith("actions/upload-artifact"))
+    assert upload["with"]["path"] == "packages/"   # one root: download (merge-multiple) keeps <host>/<build>/
+    download = next(s for s in flow["jobs"]["merge"]["steps"] if s.get("uses", "").startswith("actions/download"))
+    assert download["with"]["path"] == "packages" and download["with"]["merge-multiple"] is True
+    child = load("gitlab-nightly.yml")
+    assert child["conformance"]["artifacts"]["paths"] == ["packages/"]
+    for jobs, text in ((github_jobs(flow, github_plan(tmp_path / "g")), script),
+                       (gitlab_jobs(gitlab_child(tmp_path / "l")), "\n".join(child["conformance"]["script"]))):
+        for host, build, _ in jobs:
+            assert package_out(text, host, build) == f"packages/{host}/{build}"
+    # The negative: the old flat --out is caught.
+    assert package_out('ci/package r --out=packages', "n1", "2.13.0") != "packages/n1/2.13.0"
