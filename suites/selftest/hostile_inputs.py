@@ -40,7 +40,7 @@ def commands(ci):
     return {
         "summarize": [PY, f"{ci}/summarize.py"], "verdict": [PY, f"{ci}/verdict.py"], "health": [f"{ci}/health"],
         "run": [PY, "-m", "tdc", "run"], "package": [PY, f"{ci}/package"], "verify": [PY, f"{ci}/verify"],
-        "merge": [PY, f"{ci}/merge"],
+        "merge": [PY, f"{ci}/merge"], "fleet-plan": [PY, f"{ci}/fleet-plan"],
         "mustpass": [PY, f"{ci}/mustpass"],
         "check-thresholds": [PY, tool("check-thresholds", "bench/check_thresholds.py"), "--thresholds",
                              os.path.join(ROOT, "bench", "thresholds.json")],

@@ -24,7 +24,7 @@ if(TDC_TOOL_SELFTESTS)
   # input against each entry point: the documented exit status and one line
   # (suites/selftest/hostile/cases.py); signed packages that are replayed,
   # misfiled or hostile-named (hostile/fleet_cases.py).
-  foreach(entry annotate check-thresholds check-waivers compare context health merge mustpass package
+  foreach(entry annotate check-thresholds check-waivers compare context fleet-plan health merge mustpass package
           run summarize verdict verify)
     tdc_add_selftest(NAME hostile.${entry} TIMEOUT 600
       COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/hostile_inputs.py" --entry ${entry}

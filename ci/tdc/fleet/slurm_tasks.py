@@ -27,6 +27,7 @@ import sys
 
 from tdc import cli
 from tdc.errors import InputError
+from tdc.fleet import tasks
 from tdc.fleet.slurm import SlurmError, config_value, show_job
 
 FINISHED = ("COMPLETED", "FAILED", "TIMEOUT", "CANCELLED", "NODE_FAIL", "OUT_OF_MEMORY",
@@ -122,9 +123,7 @@ def body(argv):
         rows = tasks_file(plan, args.array_job)
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise InputError(f"cannot read the plan {args.plan}: {error}")
-    with open(args.out + ".tmp", "w") as f:
-        json.dump(rows, f, indent=2)
-    os.replace(args.out + ".tmp", args.out)
+    tasks.write(args.out, rows)
     return 0
 
 

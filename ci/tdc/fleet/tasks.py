@@ -1,12 +1,15 @@
-"""The Slurm job's task list (ci/merge --tasks FILE): one object per array
-task, written by the fleet job after the array ends.
+"""A fleet night's task list (ci/merge --tasks FILE): one object per task,
+written after the tasks end by write() below, the one writer: for a Slurm
+array by tdc.fleet.slurm_tasks, for a CI matrix (ci/templates) by
+tdc.fleet.plan from the same host x build list that made the matrix.
 
   [{"host": "n7", "build": "2.13.0", "job_id": "4242", "array_task_id": 7,
     "state": "COMPLETED", "exit_code": 0,
     "package": "/shared/night/tdc-n7-torch2.13.0_cpu-level2-20261201T020000Z.tar.gz", "reason": ""}, ...]
 
 state is Slurm's job state (scontrol's JobState; UNKNOWN when Slurm no
-longer holds the record: tdc.fleet.slurm_tasks writes the file). package is null when
+longer holds the record, and for a CI job, whose platform state the merge
+job does not read: the package, or its absence, speaks). package is null when
 the task left none; a relative path is relative to the task file's folder.
 Anything else (another key, a missing one, a wrong type, an unknown state)
 is bad input: one line, exit 2."""
@@ -15,6 +18,7 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
+from tdc import safeio
 from tdc.errors import InputError
 
 
@@ -46,6 +50,14 @@ def read(path):
     except (ValueError, UnicodeDecodeError) as error:
         raise InputError(f"--tasks {path}: not JSON ({error})")
     return parse(data, path)
+
+
+def write(path, rows):
+    """Writes rows (dicts of exactly FIELDS) as the tasks file, atomically,
+    after checking them as read() will: a writer's defect is refused here,
+    not by the merge."""
+    parse(rows, path)
+    safeio.write_json(path, rows, "tasks file")
 
 
 def parse(data, path):

@@ -404,4 +404,21 @@ CASES = [
          make=lambda t: write_json(f"{t}/c.json", _context())),
     Case("annotate", "context a list", ["--junit={h}/passing.xml", "--context={h}/list.json"], 2, "expected an object"),
     Case("context", "not a build", ["--build-dir={t}", "--out={t}/c.json"], 2, "is not a configured build"),
+
+    # --- fleet-plan: the CI templates' host x build list ---
+    Case("fleet-plan", "truncated list", ["{h}/truncated.json", "--github-matrix"], 2, "truncated.json"),
+    Case("fleet-plan", "a list that is not UTF-8", ["{h}/latin1.json", "--github-matrix"], 2, "is not UTF-8"),
+    Case("fleet-plan", "a 1 GB list", ["{t}/huge", "--gitlab-matrix"], 2, "refused unread", make=sparse_gigabyte),
+    Case("fleet-plan", "a list of strings", ["{t}/l.json", "--github-matrix"], 2, "entry 0 is a JSON string",
+         make=lambda t: write_json(f"{t}/l.json", ["gpu-node-01"])),
+    Case("fleet-plan", "a host name that is an escape sequence", ["{t}/l.json", "--github-matrix"], 2,
+         "is not a host name", make=lambda t: write_json(f"{t}/l.json", [
+             {"host": "n1\x1b]0;owned\x07", "kind": "cpu", "builds": ["system"]}])),
+    Case("fleet-plan", "a build that is a shell command", ["{t}/l.json", "--github-matrix"], 2, "is not a LibTorch",
+         make=lambda t: write_json(f"{t}/l.json", [{"host": "n1", "kind": "cpu", "builds": ["$(reboot)"]}])),
+    Case("fleet-plan", "a host twice", ["{t}/l.json", "--github-matrix"], 2, "is listed twice",
+         make=lambda t: write_json(f"{t}/l.json", [{"host": "n1", "kind": "cpu", "builds": ["system"]}] * 2)),
+    Case("fleet-plan", "--tasks unwritable", ["{t}/l.json", f"--tasks={UNWRITABLE}/t.json", "--packages={t}"], 2,
+         "cannot write tasks file", make=lambda t: write_json(f"{t}/l.json", [
+             {"host": "n1", "kind": "cpu", "builds": ["system"]}])),
 ]
