@@ -47,7 +47,7 @@ VERBS = {
     "merge": Verb("tdc.fleet.merge", "Verifies many hosts' packages and merges them into one fleet matrix, "
                   "JUnit file and report."),
     "fleet-plan": Verb("tdc.fleet.plan", "Turns the CI templates' host x build list into their matrix and "
-                       "into ci/merge's tasks file."),
+                       "into the tasks file that tdc merge reads."),
     "slurm-submit": Verb("tdc.fleet.slurm_submit", "Qualifies a Slurm fleet with one job array: a build job, "
                          "one task per node and a merge job."),
     # The lists a run is held to.
