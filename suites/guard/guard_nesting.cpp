@@ -21,7 +21,9 @@ TEST_P(GuardNesting, DeviceGuardAndOptionalDeviceGuardRestoreInOrder) {
       c10::OptionalDeviceGuard inner(device());
       EXPECT_EQ(current_device(type), device()) << "OptionalDeviceGuard did not set its device";
       EXPECT_EQ(inner.original_device(), other_device())
-          << "OptionalDeviceGuard(" << device() << ") inside DeviceGuard(" << other_device() << ") says it came from " << inner.original_device() << ": the guard's exchangeDevice returns the wrong previous device";
+          << "OptionalDeviceGuard(" << device() << ") inside DeviceGuard(" << other_device() << ") says it came from "
+          << (inner.original_device() ? inner.original_device()->str() : std::string("no device"))
+          << ": the guard's exchangeDevice returns the wrong previous device";
     }
     EXPECT_EQ(current_device(type), other_device()) << "OptionalDeviceGuard did not restore";
     {
