@@ -17,7 +17,8 @@ TEST_P(NoAliasingAcrossDevices, CopiesAndAllocationsNeverShareMemory) {
 
   const auto moved_from = here();
   const auto moved = moved_from.to(other_device());
-  EXPECT_EQ(moved.device(), other_device());
+  EXPECT_EQ(moved.device(), other_device())
+      << "a tensor moved to " << other_device() << " landed on " << moved.device() << ": the backend's copy ignores the target index";
   EXPECT_TRUE(tdc::aliasing::independent(moved_from, moved)) << ".to(" << other_device() << ")";
 
   const auto copied_from = here();

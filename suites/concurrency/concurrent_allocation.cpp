@@ -51,10 +51,12 @@ TEST_P(ConcurrentAllocation, ThreadsAllocatingAtOnceNeverShareOrCorruptABlock) {
       }
     }
   });
-  EXPECT_TRUE(problems.none());
+  EXPECT_TRUE(problems.none())
+      << "allocating from " << kAllocatingThreads << " threads at once went wrong: the allocator is not thread-safe";
   if (baseline) {
     const auto after = tdc::compat::device_memory_stats(device(), nullptr);
-    ASSERT_TRUE(after.has_value());
+    ASSERT_TRUE(after.has_value())
+        << "the memory statistics answered before the threads and not after: the backend's allocator stats vanish under threads";
     EXPECT_EQ(after->allocated, baseline->allocated)
         << after->allocated - baseline->allocated << " bytes still allocated after " << kAllocatingThreads
         << " threads freed every block";

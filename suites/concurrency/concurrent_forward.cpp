@@ -75,7 +75,8 @@ TEST_P(ConcurrentForward, EightThreadsRoundRobinOverIndicesRunTheSeedForward) {
       if (!close) problems.add(thread, "forward " + std::to_string(i) + " on " + mine.str() + ": " + close.message());
     }
   });
-  EXPECT_TRUE(problems.none());
+  EXPECT_TRUE(problems.none())
+      << "forwards on several threads at once went wrong: the device, its guard or its kernels are not thread-safe";
 }
 
 TDC_INSTANTIATE_DEVICE_TEST_SUITE(ConcurrentForward);

@@ -14,7 +14,8 @@ TEST_P(CopiesLargeAcrossDevices, Over256MiBIsExactBothWays) {
   const auto& host = tdc::copies_long::large_host_pattern();
   const auto here = host.to(device(), at::kFloat, false, /*copy=*/true);
   const auto there = here.to(other_device());
-  EXPECT_EQ(there.device(), other_device());
+  EXPECT_EQ(there.device(), other_device())
+      << "a large tensor copied to " << other_device() << " landed on " << there.device() << ": the backend's cross-device copy ignores the target index";
   EXPECT_TRUE(tdc::same_elements(there, host)) << "to the other index";
   EXPECT_TRUE(tdc::same_elements(there.to(device()), host)) << "and back";
 }

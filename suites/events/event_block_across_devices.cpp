@@ -12,7 +12,8 @@ TEST_P(EventBlockAcrossDevices, StreamOfAnotherIndexWaitsForTheEvent) {
   TDC_NEEDS_EVENTS();
   const auto producer = pool_stream();
   const auto consumer = impl().getStreamFromGlobalPool(other_device(), /*isHighPriority=*/false);
-  ASSERT_EQ(consumer.device(), other_device());
+  ASSERT_EQ(consumer.device(), other_device())
+      << "the global stream pool gave a stream of " << consumer.device() << " when asked for " << other_device() << ": getStreamFromGlobalPool ignores the device index";
   const auto h = tdc::events::hand_over(producer, consumer, [this](const at::Tensor& t) { return staged(t); }, 62);
   EXPECT_TRUE(tdc::same_elements(h.received, h.expected))
       << other_device() << " stream " << consumer.id() << " read " << device() << " stream "

@@ -24,8 +24,10 @@ TEST_P(EventRecord, QueryAndSynchronizeAfterRecord) {
     event.record(stream);
   }
   tdc::ordering::peek(event);  // pending here is ordering observed, not a failure
-  EXPECT_TRUE(event.was_marked_for_recording());
-  EXPECT_EQ(event.device(), device());
+  EXPECT_TRUE(event.was_marked_for_recording())
+      << "a recorded event is not marked for recording: the guard's record() did nothing";
+  EXPECT_EQ(event.device(), device())
+      << "an event recorded on " << device() << " reports " << event.device() << ": the guard records on the wrong device";
   tdc::compat::synchronize_event(event);
   EXPECT_TRUE(event.query()) << "the event reports pending work after it synchronised";
   EXPECT_TRUE(at::equal(result.to(at::kCPU), at::full({1 << 16}, 10.0f)))

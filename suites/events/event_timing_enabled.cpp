@@ -33,8 +33,10 @@ TEST_P(EventTimingEnabled, IntervalsAreNonNegativeAndAddUp) {
   const double ab = tdc::compat::elapsed_ms(a, b);
   const double bc = tdc::compat::elapsed_ms(b, c);
   const double ac = tdc::compat::elapsed_ms(a, c);
-  EXPECT_GE(ab, 0.0);
-  EXPECT_GE(bc, 0.0);
+  EXPECT_GE(ab, 0.0)
+      << "the time from event a to b is negative (" << ab << " ms): the backend's elapsedTime has its events backwards or its clock runs back";
+  EXPECT_GE(bc, 0.0)
+      << "the time from event b to c is negative (" << bc << " ms): the backend's elapsedTime has its events backwards or its clock runs back";
   EXPECT_GT(ac, 0.0) << "two kernels ran between a and c";
   EXPECT_LE(std::abs(ac - (ab + bc)), kSumToleranceMs)
       << "a->c " << ac << " ms is not a->b " << ab << " ms + b->c " << bc << " ms";

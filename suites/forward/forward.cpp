@@ -47,12 +47,17 @@ void expect_forward_matches_reference(torch::nn::Linear& model, const ForwardCas
     at::NoGradGuard no_grad;
     output = model->forward(c.input);
   }
-  EXPECT_EQ(output.sizes(), at::IntArrayRef({c.input.size(0), 2}));
-  EXPECT_EQ(output.device(), device);
-  EXPECT_EQ(output.scalar_type(), dtype);
+  EXPECT_EQ(output.sizes(), at::IntArrayRef({c.input.size(0), 2}))
+      << "the forward's output has shape " << output.sizes() << ", not [" << c.input.size(0) << ", 2]: a kernel of Linear returns the wrong shape";
+  EXPECT_EQ(output.device(), device)
+      << "the forward on " << device << " gave its output on " << output.device() << ": a kernel returns its result on the wrong device";
+  EXPECT_EQ(output.scalar_type(), dtype)
+      << "the forward in " << dtype << " gave " << output.scalar_type() << ": a kernel returns the wrong dtype";
   EXPECT_FALSE(output.requires_grad()) << "no-grad forward produced a tensor that requires grad";
-  EXPECT_TRUE(tdc::all_close(output, c.reference, tdc::tolerance_for(dtype)));
-  EXPECT_NO_THROW(tdc::check_device_alignment(*model, {c.input}, {output}, device));
+  EXPECT_TRUE(tdc::all_close(output, c.reference, tdc::tolerance_for(dtype)))
+      << "the forward in " << dtype << " on " << device << " differs from the CPU reference beyond " << dtype << "'s tolerance: a kernel computes wrong values";
+  EXPECT_NO_THROW(tdc::check_device_alignment(*model, {c.input}, {output}, device))
+      << "after the forward, the model, its input and its output are not all on " << device << ": a kernel or Module::to leaves tensors behind";
 }
 
 using Forward = tdc::DeviceDtypeTest;

@@ -74,37 +74,52 @@ TEST_P(ForwardEdgeValues, ZeroSizeZeroDimNonFiniteAndDenormalsLikeCpu) {
     SCOPED_TRACE("zero-size tensors");
     for (const auto& shape : std::vector<std::vector<int64_t>>{{0}, {0, 3}, {3, 0}}) {
       const auto moved = at::empty(shape, on_cpu).to(device());
-      EXPECT_EQ(moved.device(), device());
-      EXPECT_EQ(moved.sizes(), at::IntArrayRef(shape));
-      EXPECT_EQ(moved.to(at::kCPU).sizes(), at::IntArrayRef(shape));
+      EXPECT_EQ(moved.device(), device())
+          << "an empty tensor of shape " << at::IntArrayRef(shape) << " moved to " << device() << " landed on " << moved.device();
+      EXPECT_EQ(moved.sizes(), at::IntArrayRef(shape))
+          << "an empty tensor of shape " << at::IntArrayRef(shape) << " has shape " << moved.sizes() << " on the device: the backend's empty or copy loses zero-size dimensions";
+      EXPECT_EQ(moved.to(at::kCPU).sizes(), at::IntArrayRef(shape))
+          << "an empty tensor of shape " << at::IntArrayRef(shape) << " came back with shape " << moved.to(at::kCPU).sizes() << ": the copy to the host loses zero-size dimensions";
     }
     const auto output = model->forward(at::empty({0, 3}, on_device));
-    EXPECT_EQ(output.sizes(), at::IntArrayRef({0, 2}));
-    EXPECT_EQ(output.device(), device());
-    EXPECT_EQ(output.scalar_type(), dtype());
+    EXPECT_EQ(output.sizes(), at::IntArrayRef({0, 2}))
+        << "a forward of a zero-row batch gave shape " << output.sizes() << ", not [0, 2]: Linear's kernels mishandle an empty batch";
+    EXPECT_EQ(output.device(), device())
+        << "a forward of a zero-row batch gave its output on " << output.device() << ", not " << device();
+    EXPECT_EQ(output.scalar_type(), dtype())
+        << "a forward of a zero-row batch in " << dtype() << " gave " << output.scalar_type() << ": a kernel returns the wrong dtype on an empty batch";
     const auto total = output.sum();
-    EXPECT_EQ(total.dim(), 0);
-    EXPECT_EQ(total.device(), device());
+    EXPECT_EQ(total.dim(), 0)
+        << "the sum of an empty tensor has " << total.dim() << " dimensions, not 0: the backend's sum returns the wrong shape";
+    EXPECT_EQ(total.device(), device())
+        << "the sum of an empty tensor is on " << total.device() << ", not " << device() << ": the backend's sum returns on the wrong device";
     EXPECT_EQ(total.to(at::kCPU, at::kDouble).item<double>(), 0.0) << "sum of no elements";
   }
   {
     SCOPED_TRACE("0-dim tensors");
     const auto scalar = at::scalar_tensor(2.5, on_cpu);
     const auto moved = scalar.to(device());
-    EXPECT_EQ(moved.dim(), 0);
-    EXPECT_EQ(moved.device(), device());
-    EXPECT_TRUE(tdc::same_elements(moved, scalar));
+    EXPECT_EQ(moved.dim(), 0)
+        << "a 0-dim tensor moved to the device has " << moved.dim() << " dimensions: the copy turns scalars into arrays";
+    EXPECT_EQ(moved.device(), device()) << "a 0-dim tensor moved to " << device() << " landed on " << moved.device();
+    EXPECT_TRUE(tdc::same_elements(moved, scalar))
+        << "a 0-dim tensor holding 2.5 changed on its way to the device: the scalar copy is wrong";
     const auto computed = moved * 3 + 1;
-    EXPECT_EQ(computed.dim(), 0);
-    EXPECT_EQ(computed.device(), device());
-    EXPECT_EQ(computed.to(at::kCPU, at::kDouble).item<double>(), 8.5);
+    EXPECT_EQ(computed.dim(), 0)
+        << "arithmetic on a 0-dim device tensor gave " << computed.dim() << " dimensions: a kernel broadcasts scalars wrongly";
+    EXPECT_EQ(computed.device(), device())
+        << "arithmetic on a 0-dim tensor on " << device() << " gave its result on " << computed.device();
+    EXPECT_EQ(computed.to(at::kCPU, at::kDouble).item<double>(), 8.5)
+        << "2.5 * 3 + 1 on the device is not 8.5: the mul or add kernel is wrong on 0-dim tensors";
   }
   {
     SCOPED_TRACE("NaN and Inf through Linear");
     const auto output = model->forward(non_finite_input.to(device()));
-    EXPECT_EQ(output.device(), device());
+    EXPECT_EQ(output.device(), device())
+        << "a forward of NaN and Inf on " << device() << " gave its output on " << output.device();
     EXPECT_TRUE(same_non_finite_and_close(output, non_finite_reference,
-                                          tdc::tolerance_for(dtype())));
+                                          tdc::tolerance_for(dtype())))
+                                              << "NaN and Inf through Linear differ from the CPU reference: a kernel drops or invents non-finite values";
   }
   {
     SCOPED_TRACE("denormals");

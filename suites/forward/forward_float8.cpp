@@ -35,8 +35,10 @@ void expect_float8_forward(const c10::Device& device, c10::ScalarType format) {
 
   const auto weight_on_device = weight8.to(device);
   const auto bias_on_device = bias8.to(device);
-  ASSERT_EQ(weight_on_device.scalar_type(), format);
-  ASSERT_EQ(weight_on_device.device(), device);
+  ASSERT_EQ(weight_on_device.scalar_type(), format)
+      << "a " << format << " weight moved to the device is " << weight_on_device.scalar_type() << ": the copy converts float8 instead of keeping it";
+  ASSERT_EQ(weight_on_device.device(), device)
+      << "a float8 weight moved to " << device << " landed on " << weight_on_device.device();
   ASSERT_TRUE(same_bits(weight_on_device.cpu(), weight8)) << "the weight after host -> device -> host";
   ASSERT_TRUE(same_bits(bias_on_device.cpu(), bias8)) << "the bias after host -> device -> host";
 
@@ -45,9 +47,12 @@ void expect_float8_forward(const c10::Device& device, c10::ScalarType format) {
     at::NoGradGuard no_grad;
     output = at::linear(input.to(device), weight_on_device.to(at::kFloat), bias_on_device.to(at::kFloat));
   }
-  EXPECT_EQ(output.device(), device);
-  EXPECT_EQ(output.scalar_type(), at::kFloat);
-  EXPECT_TRUE(tdc::all_close(output, reference, tdc::tolerance_for(at::kFloat)));
+  EXPECT_EQ(output.device(), device)
+      << "a forward with " << format << " weights on " << device << " gave its output on " << output.device();
+  EXPECT_EQ(output.scalar_type(), at::kFloat)
+      << "a forward with " << format << " weights upcast to float32 gave " << output.scalar_type() << ", not float32: a kernel returns the wrong dtype";
+  EXPECT_TRUE(tdc::all_close(output, reference, tdc::tolerance_for(at::kFloat)))
+      << "a forward with " << format << " weights upcast on the device differs from the CPU reference: the float8 to float32 conversion or Linear is wrong";
 }
 
 TEST_P(ForwardFloat8, Float8WeightsWidenedOnTheDeviceMatchTheReference) {

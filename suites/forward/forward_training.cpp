@@ -25,7 +25,8 @@ TEST_P(ForwardTraining, UpdatesBufferStatisticsLikeCpu) {
   const auto expected = on_cpu->forward(input);
   const auto output = on_device->forward(input.to(device()));
 
-  EXPECT_EQ(output.device(), device());
+  EXPECT_EQ(output.device(), device())
+      << "a forward in training mode on " << device() << " gave its output on " << output.device();
   EXPECT_TRUE(tdc::all_close(output, expected, tdc::tolerance_for(at::kFloat))) << "output";
   const auto cpu_buffers = on_cpu->named_buffers();
   const auto initial = tdc::make_model_with_buffers()->named_buffers();
@@ -46,7 +47,8 @@ TEST_P(ForwardTraining, UpdatesBufferStatisticsLikeCpu) {
                                   "fallback does not write back\")"
                                 : "");
   }
-  EXPECT_NO_THROW(tdc::check_device_alignment(*on_device, {}, {output}, device()));
+  EXPECT_NO_THROW(tdc::check_device_alignment(*on_device, {}, {output}, device()))
+      << "after a training-mode forward, the model and its output are not all on " << device() << ": a kernel or Module::to leaves tensors behind";
 }
 
 TDC_INSTANTIATE_DEVICE_TEST_SUITE(ForwardTraining);

@@ -40,7 +40,8 @@ TEST_P(GeneratorMoments, HundredThousandNormalsHaveMeanAndVarianceWithinFiveStan
   TDC_DEFAULT_GENERATOR_OR_SKIP(generator, device());
   manual_seed(generator, 20261130);
   const auto normals = at::randn({kSamples}, at::TensorOptions().device(device()));
-  ASSERT_EQ(normals.device(), device());
+  ASSERT_EQ(normals.device(), device())
+      << "randn on " << device() << " gave a tensor on " << normals.device() << ": the backend's random kernels return on the wrong device";
   EXPECT_EQ(moments_off_standard_normal(normals), "") << "randn on " << device();
   // The negative: uniform draws must not pass as normal ones.
   const auto uniforms = at::rand({kSamples}, at::TensorOptions().device(device()));

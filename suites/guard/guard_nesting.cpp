@@ -15,11 +15,15 @@ TEST_P(GuardNesting, DeviceGuardAndOptionalDeviceGuardRestoreInOrder) {
   {
     c10::DeviceGuard outer(other_device());
     EXPECT_EQ(current_device(type), other_device()) << "DeviceGuard did not set its device";
-    EXPECT_EQ(outer.original_device(), device());
+    EXPECT_EQ(outer.original_device(), device())
+        << "DeviceGuard(" << other_device() << ") says it came from " << outer.original_device() << ", not " << device() << ": the guard's exchangeDevice returns the wrong previous device";
     {
       c10::OptionalDeviceGuard inner(device());
       EXPECT_EQ(current_device(type), device()) << "OptionalDeviceGuard did not set its device";
-      EXPECT_EQ(inner.original_device(), other_device());
+      EXPECT_EQ(inner.original_device(), other_device())
+          << "OptionalDeviceGuard(" << device() << ") inside DeviceGuard(" << other_device() << ") says it came from "
+          << (inner.original_device() ? inner.original_device()->str() : std::string("no device"))
+          << ": the guard's exchangeDevice returns the wrong previous device";
     }
     EXPECT_EQ(current_device(type), other_device()) << "OptionalDeviceGuard did not restore";
     {

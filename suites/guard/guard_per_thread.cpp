@@ -35,7 +35,8 @@ TEST_P(GuardPerThread, AnotherThreadsDeviceDoesNotMoveThisOne) {
     EXPECT_EQ(seen, device()) << "this thread's device after another thread set " << other_device();
   }
   other.join();
-  ASSERT_TRUE(seen_by_other_thread.has_value());
+  ASSERT_TRUE(seen_by_other_thread.has_value())
+      << "the other thread never reported its current device: it ended before reading it";
   EXPECT_EQ(*seen_by_other_thread, other_device())
       << "the other thread's device after this thread set " << device();
 }

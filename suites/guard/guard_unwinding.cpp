@@ -18,9 +18,11 @@ void throw_inside(const c10::Device& target) {
 }
 
 TEST_P(GuardUnwinding, RestoresWhenAnExceptionLeavesTheScope) {
-  EXPECT_THROW(throw_inside<c10::DeviceGuard>(other_device()), c10::Error);
+  EXPECT_THROW(throw_inside<c10::DeviceGuard>(other_device()), c10::Error)
+      << "the exception thrown inside a DeviceGuard scope did not reach the caller as c10::Error: the guard's destructor swallowed or replaced it";
   EXPECT_EQ(current_device(device().type()), device()) << "DeviceGuard, unwinding";
-  EXPECT_THROW(throw_inside<c10::OptionalDeviceGuard>(other_device()), c10::Error);
+  EXPECT_THROW(throw_inside<c10::OptionalDeviceGuard>(other_device()), c10::Error)
+      << "the exception thrown inside an OptionalDeviceGuard scope did not reach the caller as c10::Error: the guard's destructor swallowed or replaced it";
   EXPECT_EQ(current_device(device().type()), device()) << "OptionalDeviceGuard, unwinding";
 }
 

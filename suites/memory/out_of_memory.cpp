@@ -56,7 +56,8 @@ TEST_P(OutOfMemory, RaisesCatchableErrorAndTheDeviceStillWorks) {
   at::NoGradGuard no_grad;
   const auto input = tdc::make_seed_input(at::TensorOptions().device(device()));
   const auto output = model->forward(input);
-  EXPECT_EQ(output.device(), device());
+  EXPECT_EQ(output.device(), device())
+      << "after an out-of-memory error, a forward on " << device() << " gave its output on " << output.device() << ": the device does not recover";
   EXPECT_TRUE(tdc::all_close(output, tdc::reference_forward(model, input),
                              tdc::tolerance_for(at::kFloat)))
       << "seed forward after the out-of-memory error";

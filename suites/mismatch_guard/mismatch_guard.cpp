@@ -17,8 +17,10 @@ TEST_P(MismatchGuard, AcceptsAlignedModelInputAndOutput) {
   TDC_MOVE_MODULE_OR_FAIL(*model, device());
   const auto input = tdc::make_seed_input(at::TensorOptions().device(device()));
   const auto outcome = guard_probe::try_forward(model, input);
-  ASSERT_EQ(outcome.error, "");
-  EXPECT_EQ(guard_probe::guard_verdict(*model, input, outcome, device()), "");
+  ASSERT_EQ(outcome.error, "")
+      << "the seed model's forward threw on " << device() << ": the backend cannot run the model the mismatch guard checks";
+  EXPECT_EQ(guard_probe::guard_verdict(*model, input, outcome, device()), "")
+      << "the device-mismatch guard found a problem in a forward whose tensors are all on " << device() << ": the guard reports what is not there";
 }
 
 TEST_P(MismatchGuard, RejectsModelOnCpuWithInputOnDevice) {
@@ -63,7 +65,8 @@ TEST_P(MismatchGuard, RejectsOutputOnAnotherDevice) {
   TDC_MOVE_MODULE_OR_FAIL(*model, device());
   const auto input = tdc::make_seed_input(at::TensorOptions().device(device()));
   auto outcome = guard_probe::try_forward(model, input);
-  ASSERT_EQ(outcome.error, "");
+  ASSERT_EQ(outcome.error, "")
+      << "the seed model's forward threw on " << device() << ": the backend cannot run the model the mismatch guard checks";
   outcome.output = outcome.output.to(c10::kMeta);
   const auto verdict = guard_probe::guard_verdict(*model, input, outcome, device());
   EXPECT_NE(verdict.find("meta"), std::string::npos) << "guard said: '" << verdict << "'";

@@ -18,7 +18,8 @@ class Placement : public tdc::DeviceTest {};
 // parameters: both must move.
 TEST_P(Placement, ModuleToMovesParametersAndBuffers) {
   auto model = tdc::make_model_with_buffers();
-  ASSERT_FALSE(model->buffers().empty());
+  ASSERT_FALSE(model->buffers().empty())
+      << "the model with buffers has no buffers: the fixture is broken, not the backend";
   // The check every Module::to user points at (tdc/prerequisite.h): when the
   // move throws, say which registration the backend lacks.
   tdc::journal_step("Module::to(" + device().str() + ")");
@@ -30,7 +31,8 @@ TEST_P(Placement, ModuleToMovesParametersAndBuffers) {
            << tdc::first_line(error.what_without_backtrace())
            << (hint.empty() ? "" : "; " + hint);
   }
-  EXPECT_EQ(tdc::module_devices(*model), std::vector<c10::Device>{device()});
+  EXPECT_EQ(tdc::module_devices(*model), std::vector<c10::Device>{device()})
+      << "after Module::to(" << device() << "), the model's parameters and buffers are not all on it: Module::to leaves tensors behind";
   for (const auto& item : model->named_buffers()) {
     EXPECT_EQ(item.value().device(), device()) << "buffer " << item.key();
   }
@@ -63,10 +65,12 @@ TEST_P(Placement, ToLeavesSourceWhereItWas) {
   const auto snapshot = source.clone();
 
   const c10::Device target = device();  // naming a device allocates nothing
-  EXPECT_TRUE(source.device().is_cpu());
+  EXPECT_TRUE(source.device().is_cpu())
+      << "a tensor made on the host is on " << source.device() << ": the backend took over the host's default device";
 
   const auto moved = tdc::journal_copy(source, target).to(target);
-  EXPECT_EQ(moved.device(), target);
+  EXPECT_EQ(moved.device(), target)
+      << "to(" << target << ") gave a tensor on " << moved.device() << ": the backend's copy ignores its target";
   EXPECT_TRUE(source.device().is_cpu()) << "to() moved its source";
   EXPECT_TRUE(at::equal(source, snapshot)) << "to() changed its source";
   EXPECT_TRUE(at::equal(tdc::journal_copy(moved, at::kCPU).to(at::kCPU), snapshot))
@@ -109,10 +113,12 @@ std::string broken_leg(const c10::Device& device) {
 TEST_P(Placement, RoundTrip16MiBIsExact) {
   // Distinct values everywhere, so a dropped, repeated or shifted chunk shows.
   const auto source = at::arange(kElements, at::kInt);
-  ASSERT_EQ(source.nbytes(), 16u * 1024 * 1024);
+  ASSERT_EQ(source.nbytes(), 16u * 1024 * 1024)
+      << "16 MiB of int32 is " << source.nbytes() << " bytes: the check's own arithmetic is wrong, not the backend";
 
   const auto on_device = tdc::journal_copy(source, device()).to(device());
-  ASSERT_EQ(on_device.device(), device());
+  ASSERT_EQ(on_device.device(), device())
+      << "16 MiB moved to " << device() << " landed on " << on_device.device() << ": the backend's copy ignores its target";
   const auto back = tdc::journal_copy(on_device, at::kCPU).to(at::kCPU);
 
   const auto differing = back.ne(source).nonzero();

@@ -52,7 +52,8 @@ TEST_F(Selection, ReportReadsCompiledAvailableSelected) {
   static const std::regex format(R"(^compiled: [a-z0-9_]+, available: (yes|no), selected: [a-z0-9_:]+$)");
   EXPECT_TRUE(std::regex_match(report.str(), format)) << report.str();
   if (!report.compiled) {
-    EXPECT_EQ(report.str(), "compiled: none, available: no, selected: cpu");
+    EXPECT_EQ(report.str(), "compiled: none, available: no, selected: cpu")
+        << "with no backend compiled, the selection reads \"" << report.str() << "\": it must select the CPU";
   }
 }
 

@@ -86,8 +86,8 @@ if(TARGET tdc_loopback AND TDC_TOOL_SELFTESTS)
 endif()
 
 # Every assertion of the suites says why (issue 33): a new EXPECT_/ASSERT_
-# without a message fails (assertions_without_message.txt lists the ones
-# that came before), as its negative shows on a planted one.
+# without a message fails (there is no allow-list: every one has a message),
+# as its negative shows on a planted one.
 if(TDC_TOOL_SELFTESTS)
   tdc_add_selftest(NAME assertions_say_why
     COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/assertions_say_why.py")
