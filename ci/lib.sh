@@ -49,7 +49,7 @@ tdc_provision_build_tools() {
   # ccache and mold only make builds faster (cmake/TdcBuildSpeed.cmake): a
   # build without them is the same build.
   tdc_apt_install cmake ninja-build g++ python3 python3-venv libgtest-dev libbenchmark-dev libbenchmark-tools \
-    nlohmann-json3-dev ccache mold
+    nlohmann-json3-dev ccache mold libgloo-dev
 }
 
 # What the Python self-tests run with (Debian's /usr/bin/python3): pytest
