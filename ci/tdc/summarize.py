@@ -19,7 +19,10 @@ a missing piece (tdc.gaps: a kernel LibTorch cannot dispatch, a device
 guard call left at c10's default) reads in TDC's words, and the failures of
 one missing kernel are one root cause. "What to add" closes the console and
 is the summary's `what_to_add`: one line per root cause, most failures
-first, each with its fix and its docs/backends.md section.
+first, each with its fix and its docs/backends.md section. A failure whose
+message is no reason (a bare location, GoogleTest's expression alone:
+tdc.junit.says_only_where_or_what) is named in `reasonless_failures` and on
+the console: TDC owes it a message.
 Exit status: 0 all passed, 1 a test failed, 2 a damaged or empty input
 (one line naming it, never a traceback)."""
 import collections
@@ -250,8 +253,17 @@ def build(cases, records, context, seconds, level, outcomes=None, selected=None,
         "gtest": {"records": len(records), "matched": matched},
         "failures_by_root_cause": groups,
         "what_to_add": what_to_add(groups, tests),
+        "reasonless_failures": reasonless_failures(tests),
         "tests": tests,
     }
+
+
+def reasonless_failures(tests):
+    """The failures whose message says only where or what failed, never why:
+    each is a defect of TDC's (an assertion without a message, a reason lost
+    on the way), whatever the device did."""
+    return [test["name"] for test in tests
+            if test["status"] == results.FAILED and junit.says_only_where_or_what(test["message"])]
 
 
 def table(rows, title):
@@ -318,6 +330,10 @@ def console(summary):
         if test["status"] == results.KNOWN_FAILURE:
             lines.append(f"KNOWN   {test['name']}: {test['message']}")
     lines += skipped_lines(summary["tests"])
+    reasonless = summary.get("reasonless_failures") or []
+    if reasonless:
+        lines.append(f"NO REASON  {len(reasonless)} failure(s) say only where or what failed, not why "
+                     f"(a defect of TDC's, please report it): {', '.join(reasonless)}")
     for test in summary["tests"]:
         for name, matrix in sorted(test.get("matrices", {}).items()):
             lines += [""] + matrix_lines(f"{test['name']}: {name}", matrix)

@@ -2,7 +2,7 @@
 // c10d::FileStore, runs each collective on rank- and index-dependent inputs,
 // verifies every element against a host reference and prints one line per
 // collective ("RESULT <name> <dtype> <count> wrong=<k>"), like nccl-tests'
-// #wrong. The parent (collectives_gloo.cpp) starts one per rank, so no torch
+// #wrong. The parent (collectives.cpp) starts one per rank, so no torch
 // thread is ever forked. Faults (TDC_COLLECTIVE_FAULT) prove the checks:
 //   wrong-chunk  rank 1 corrupts one chunk of each result before verifying;
 //   hang-rank=1  rank 1 never enters the first collective.

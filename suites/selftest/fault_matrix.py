@@ -25,7 +25,7 @@ from expect_failures import run_ctest
 
 try:
     from tdc import faults as registry
-    from tdc import junit, summarize
+    from tdc import summarize
 except ImportError as e:
     print(f"fault_matrix: {e}: run with PYTHONPATH=<root>/ci", file=sys.stderr)
     sys.exit(2)
@@ -137,11 +137,10 @@ def run_row(fault, build_dir, backend):
                                            outputs, backend)]
     what = summary.get("what_to_add", [])
     problems += fault.what_to_add_problems(what)
-    # A personality's failures are read by a vendor: each says why.
-    if fault.what_to_add:
-        problems += [f"a failure says only where or what: {t['name']}: {t['message']!r}"
-                     for t in summary.get("tests", [])
-                     if t["status"] == "failed" and junit.says_only_where_or_what(t["message"])]
+    # Every failure is read by a vendor: each says why (the summary names those that don't).
+    messages = {t["name"]: t["message"] for t in summary.get("tests", [])}
+    problems += [f"a failure says only where or what: {name}: {messages.get(name)!r}"
+                 for name in summary.get("reasonless_failures", [])]
     caught = "tolerated, its checks pass" if fault.tolerated else "caught"
     verdict = caught if not problems else "HOLE: " + "; ".join(problems)
     lines = [f"{mode:<22} {verdict}  ({len(failed)} of {len(verdicts)} failed, {seconds:.0f} s)"]
