@@ -6,7 +6,8 @@ import json
 import os
 import subprocess
 
-from tdc import ROOT, fingerprint, verdict
+from conftest import recorded_verdict
+from tdc import ROOT, fingerprint
 from tdc.fleet import actions, node_check, npd_config
 
 NODE = "n1"
@@ -25,23 +26,10 @@ def test_the_config_is_made_from_the_actions_table():
     assert npd_config.condition("reset_device") == "TorchDeviceNeedsResetDevice"
 
 
-def record(tmp_path, env, build, outcome, action):
+def record(env, build, outcome, action):
     """A young verdict of the node's configuration, failing one check with ACTION."""
-    failure_class = next(name for name, (act, _) in actions.TABLE.items() if act == action)
-    failing = [] if outcome == "healthy" else [
-        {"check": "Copy.RoundTrip/loopback_0", "device": "loopback:0", "message": f"a {failure_class} failure",
-         "dependents": [], "class": failure_class, "action": action}]
-    now = verdict.now_iso()
-    document = {"schema_version": "1.0", "verdict": outcome, "action": action, "message": f"{outcome} ({action})",
-                "level": 1, "host": NODE, "run_id": None, "seconds": 1.0, "failing": failing, "devices": {},
-                "counted": {"own_passed": 1, "own_skipped": 0, "failed": len(failing), "twin_passed": 0,
-                            "missing_checks": []},
-                "started": now, "finished": now, "tdc_version": "0",
-                "fingerprint": fingerprint.of(node_check.check_environment(env, NODE, "", build), build)}
-    path = node_check.verdict_path(build, env["TDC_HEALTH_STATE"], NODE)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        json.dump(document, f)
+    recorded_verdict(node_check.verdict_path(build, env["TDC_HEALTH_STATE"], NODE), outcome, action,
+                     fingerprint.of(node_check.check_environment(env, NODE, "", build), build))
 
 
 def conditions_set(env):
@@ -63,10 +51,10 @@ def test_a_failing_verdict_sets_the_condition_of_its_action_and_no_other(tmp_pat
     env = {"HOME": str(tmp_path), "TDC_ROOT": ROOT, "TDC_BUILD_DIR": build, "SLURMD_NODENAME": NODE,
            "TDC_FLEET_CONF": str(tmp_path / "none.conf"), "TDC_HEALTH_STATE": str(tmp_path / "state"),
            "TDC_EXPECT": "loopback:2", "PATH": "/usr/bin:/bin"}
-    record(tmp_path, env, build, "healthy", "none")
+    record(env, build, "healthy", "none")
     assert set(conditions_set(env).values()) == {0}, "a healthy node sets no condition"
     for action in npd_config.per_action():
-        record(tmp_path, env, build, "unhealthy", action)
+        record(env, build, "unhealthy", action)
         found = conditions_set(env)
         assert found.pop(npd_config.PROBLEM) == 1, action
         assert found == {npd_config.condition(a): int(a == action) for a in npd_config.per_action()}, action

@@ -194,7 +194,12 @@ def answer(args, env, numbers, job_env):
     node's environment, JOB_ENV the job's GPUs' (the same without --job-gpus)."""
     budget = numbers["budget"]
     if args.mode == "run":
-        return run_health(args.build_dir, budget, args.state_dir, job_env, args.node)
+        # One level-1 run at a time per node: the Epilog waits for a
+        # background run under way (bounded by its budget) rather than
+        # running beside it in the same run tree.
+        with open(lock_path(args.build_dir, args.state_dir, args.node), "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            return run_health(args.build_dir, budget, args.state_dir, job_env, args.node)
     if args.mode == "background":
         return background(args, env, budget)
     # detached and recorded: the last completed verdict, trusted only while
