@@ -427,6 +427,7 @@ def phase_adapters(cluster, build, base, results, check):
         job = cluster.run(["sbatch", "--parsable", "-w", node, *gres, "-o", "/dev/null",
                            "--wrap", "true"]).stdout.strip()
         state, reason = wait_node(cluster, node, lambda s, r: s.startswith("drain"))
+        log(f"Prolog on {node} ({what}): {state}, {reason!r}")
         check(state.startswith("drain") and bool(reason_ok(reason)),
               f"the Prolog drains {node}, {what}: {state}, {reason!r}")
         record = cluster.run(["scontrol", "show", "job", job, "-o"]).stdout
