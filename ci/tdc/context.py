@@ -94,11 +94,12 @@ def compiler(build_dir, cache):
     return info
 
 
-def devices(build_dir, extra_args):
-    """bin/tdc_context's JSON, or an error entry: a broken backend is recorded, not fatal."""
+def devices(build_dir, extra_args, env=None, timeout=120):
+    """bin/tdc_context's JSON (in ENV, default this process's), or an error
+    entry: a broken backend is recorded, not fatal."""
     binary = os.path.join(build_dir, "bin", "tdc_context")
     try:
-        run = subprocess.run([binary, *extra_args], capture_output=True, text=True, timeout=120)
+        run = subprocess.run([binary, *extra_args], capture_output=True, text=True, timeout=timeout, env=env)
     except (OSError, subprocess.TimeoutExpired) as error:
         return {"error": f"{binary}: {error}"}
     if run.returncode != 0:

@@ -64,3 +64,27 @@ def context_doc(**changes):
                 "suite_version": "0.1.0+000000000000", "level": 1, "command_line": "test"}
     document.update(changes)
     return results.stamp(document)
+
+
+def recorded_verdict(path, outcome, action, fingerprint, devices=(), finished=None, host="n1"):
+    """Writes a verdict as a node check records it (ci/health --verdict's
+    shape: dated, with a fingerprint); unhealthy fails one check with ACTION's
+    class (tdc.fleet.actions)."""
+    import json
+    from tdc import verdict
+    from tdc.fleet import actions
+    failure_class = next(name for name, (act, _) in actions.TABLE.items() if act == action)
+    failing = [] if outcome == "healthy" else [
+        {"check": "Copy.RoundTrip/loopback_0", "device": "loopback:0", "message": f"a {failure_class} failure",
+         "dependents": [], "class": failure_class, "action": action}]
+    finished = finished or verdict.now_iso()
+    document = {"schema_version": "1.0", "verdict": outcome, "action": action, "message": f"{outcome} ({action})",
+                "level": 1, "host": host, "run_id": None, "seconds": 1.0, "failing": failing,
+                "devices": {d: {"passed": 1} for d in devices},
+                "counted": {"own_passed": 1, "own_skipped": 0, "failed": len(failing), "twin_passed": 0,
+                            "missing_checks": []},
+                "started": finished, "finished": finished, "tdc_version": "0", "fingerprint": fingerprint}
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(document, f)
+    return path

@@ -23,6 +23,14 @@ if(TDC_TOOL_SELFTESTS AND TARGET tdc_loopback)
     TIMEOUT 1200 LABELS "fleet;nested")
 endif()
 
+# The Prolog's check (the recorded verdict and the device list, never a run)
+# against this build's tdc_context and loopback: every build (the device
+# names are its LibTorch's).
+if(TARGET tdc_loopback)
+  tdc_add_pytest_selftest(NAME fleet.prolog_device_list FILE test_prolog_device_list.py
+    ENVIRONMENT TDC_PROLOG_BUILD=${CMAKE_BINARY_DIR})
+endif()
+
 # The units of the fleet tools need no cluster: ci/tests/test_fleet_units.py
 # (selftest.unit.fleet_units, with the other units).
 

@@ -404,7 +404,8 @@ def phase_adapters(cluster, build, base, results, check):
     check(done.returncode == 0 and "die" not in done.stdout and settled(cluster, "n3") == ("idle", "none"),
           f"check_tdc passes and resumes n3 once healthy: {done.stdout!r}, {cluster.node('n3')}")
 
-    # Prolog and Epilog, run by slurmd itself.
+    # Prolog and Epilog, run by slurmd itself: the Prolog reads the recorded
+    # verdict and lists the devices (never a run); the Epilog runs level 1.
     blocker = cluster.run(["sbatch", "--parsable", "-w", "n6", "--gres=gpu:1", "-o", "/dev/null",
                            "--wrap", "sleep 600"]).stdout.strip()
     wait_job_running(cluster, blocker)
@@ -413,28 +414,58 @@ def phase_adapters(cluster, build, base, results, check):
         f.write(f"#!/bin/sh\nTDC_FLEET_CONF={base}/fleet.conf exec {ROOT}/ci/fleet/slurm-prolog-epilog\n")
     os.chmod(wrapper, 0o755)
     cluster.reconfigure([f"Prolog={wrapper}", f"Epilog={wrapper}"])
+    state_dir = os.path.join(base, "health-state")
+    before = recorded_stamp(state_dir, "n1")
     job = cluster.run(["sbatch", "--parsable", "-w", "n1", "-o", "/dev/null", "--wrap", "true"]).stdout.strip()
     check(wait_job(cluster, job, 400) == "COMPLETED" and settled(cluster, "n1") == ("idle", "none"),
-          f"a job on healthy n1 passes Prolog and Epilog: {cluster.node('n1')}")
-    write_node_env(results, "n3", fault)
-    job = cluster.run(["sbatch", "--parsable", "-w", "n3", "-o", "/dev/null", "--wrap", "true"]).stdout.strip()
-    state, reason = wait_node(cluster, "n3", lambda s, r: s.startswith("drain"))
-    check(bool(ACTION_REASON.match(reason)), f"the Prolog drains faulty n3 with a TDC: reason: {state}, {reason!r}")
-    record = cluster.run(["scontrol", "show", "job", job, "-o"]).stdout
-    check("Reason=launch_failed_requeued_held" in record and "Restarts=0 " not in record,
-          f"the job that met the faulty node was requeued, not run: {record[:300]}")
-    cluster.run(["scancel", job])
-    gpu_job = cluster.run(["sbatch", "--parsable", "-w", "n6", "--gres=gpu:1", "-o", "/dev/null",
+          f"a job on healthy n1 passes the Prolog (its recorded verdict) and the Epilog: {cluster.node('n1')}")
+    check(recorded_stamp(state_dir, "n1") != before, "the Epilog recorded n1's verdict")
+
+    def prolog_blocks(node, reason_ok, what, gres=()):
+        """A job on NODE: the Prolog drains it with a reason REASON_OK
+        accepts and the job is requeued held, never run."""
+        job = cluster.run(["sbatch", "--parsable", "-w", node, *gres, "-o", "/dev/null",
                            "--wrap", "true"]).stdout.strip()
-    state, reason = wait_node(cluster, "n6", lambda s, r: s.startswith("drain"))
-    check(ACTION_REASON.match(reason) and "[job GPUs cuda:0=GPU 1]" in reason and "cuda_at_least_1" in reason,
-          f"the Prolog checks the job's GPU (Slurm's GPU 1 as cuda:0) and names both: {reason!r}")
-    cluster.run(["scancel", gpu_job, blocker])
+        state, reason = wait_node(cluster, node, lambda s, r: s.startswith("drain"))
+        log(f"Prolog on {node} ({what}): {state}, {reason!r}")
+        check(state.startswith("drain") and bool(reason_ok(reason)),
+              f"the Prolog drains {node}, {what}: {state}, {reason!r}")
+        record = cluster.run(["scontrol", "show", "job", job, "-o"]).stdout
+        check("Reason=launch_failed_requeued_held" in record and "Restarts=0 " not in record,
+              f"the job that met {node} ({what}) was requeued, not run: {record[:300]}")
+        cluster.run(["scancel", job])
+
+    # A recorded failure: faulty n3 drained by the HealthCheckProgram, put
+    # back by an administrator without a repair; the Prolog reads the verdict.
+    write_node_env(results, "n3", fault)
+    healthcheck("n3")
+    cluster.run(["scontrol", "update", "NodeName=n3", "State=RESUME"])
+    settled(cluster, "n3")
+    prolog_blocks("n3", ACTION_REASON.match, "whose recorded verdict failed")
+    # No verdict yet: n4 was never checked here.
+    prolog_blocks("n4", lambda r: r.startswith("TDC: unknown: no verdict yet"), "with no recorded verdict")
+    # Another configuration than the one recorded: n1 now has 3 devices.
+    write_node_env(results, "n1", {"TDC_LOOPBACK_DEVICES": "3"})
+    prolog_blocks("n1", lambda r: r.startswith("TDC: unknown: ") and "another configuration" in r
+                  and "TDC_LOOPBACK_DEVICES" in r, "whose verdict is of another configuration")
+    # The device list: the job's GPU (Slurm's GPU 1, the job's cuda:0) is not there.
+    prolog_blocks("n6", lambda r: r.startswith("TDC: reboot: [job GPUs cuda:0=GPU 1] device list: cuda:0 missing"),
+                  "whose job GPU is missing", gres=["--gres=gpu:1"])
+    cluster.run(["scancel", blocker])
+    write_node_env(results, "n1", {"TDC_LOOPBACK_DEVICES": "2"})
     write_node_env(results, "n3", {})
-    done = healthcheck("n3")
-    check(settled(cluster, "n3") == ("idle", "none"), f"n3 resumed after the Prolog's drain: {cluster.node('n3')}")
+    for node in ("n1", "n3"):
+        healthcheck(node)
+        check(settled(cluster, node) == ("idle", "none"),
+              f"{node} resumed after the Prolog's drain: {cluster.node(node)}")
     check(cluster.node("n2")[1] == ADMIN_REASON, f"n2 still carries the administrator's reason: {cluster.node('n2')}")
     log("adapter run times (s): " + ", ".join(f"{t:.1f}" for t in times))
+
+
+def recorded_stamp(state_dir, node):
+    """(inode, mtime) of NODE's recorded verdict, or None: a new one replaces it."""
+    found = glob.glob(os.path.join(state_dir, f"last-{node}-*.json"))
+    return (os.stat(found[0]).st_ino, os.stat(found[0]).st_mtime_ns) if found else None
 
 
 def wait_job_running(cluster, job_id, timeout=60):

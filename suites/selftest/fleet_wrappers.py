@@ -7,7 +7,9 @@ Slurm cluster: suites/selftest/fleet_cluster.py.)
   fleet_wrappers.py --build-dir BUILD [--fault MODE]
 The rule's script from npd-tdc-health.json exits 1 within the rule's timeout
 and prints one line of at most max_output_length characters. With
---fault=none it must report healthy (exit 0)."""
+--fault=none it must report healthy (exit 0). Then each per-action rule runs
+on the verdict recorded: with a fault, only the condition of the verdict's
+action is set (corrupt-copy, a failed check: drain); healthy, none."""
 import argparse
 import json
 import os
@@ -63,6 +65,16 @@ def main():
             problems.append(f"output is not one line of <= max_output_length: {lines}")
         if not healthy and lines and not lines[0].startswith("unhealthy: "):
             problems.append(f"the line does not say unhealthy: {lines[0]!r}")
+        # One condition per action (tdc.fleet.npd_config): the recorded verdict answers each rule.
+        conditions = {}
+        for action_rule in config["rules"][1:]:
+            done = subprocess.run([action_rule["path"].replace("/opt/tdc", ROOT), *action_rule["args"]], env=env,
+                                  capture_output=True, text=True, timeout=TIMEOUT)
+            conditions[action_rule["args"][0]] = done.returncode
+        wanted = {action: int(not healthy and action == "drain") for action in conditions}
+        if not conditions or conditions != wanted:
+            problems.append(f"per-action conditions (exit status by action) {conditions}, expected {wanted}")
+        print(f"per-action conditions: {conditions}")
     print(f"npd plugin, fault {args.fault}: exit {result.returncode} in {seconds:.1f} s")
     print(result.stdout[-2000:], result.stderr[-2000:])
     for problem in problems:

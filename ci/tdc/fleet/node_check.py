@@ -6,13 +6,13 @@ expectation taken from what Slurm says the node or job has, and, with
 
   python3 -m tdc.fleet.node_check [--build-dir DIR] [--budget SECONDS] [--drain]
       [--mode run|detached|recorded] [--interval S] [--max-age S]
-      [--node NAME] [--job-gpus LIST] [--state-dir DIR] [--width N]
+      [--node NAME] [--job-gpus LIST] [--state-dir DIR] [--width N] [--condition ACTION]
 --build-dir defaults to TDC_BUILD_DIR; --node to SLURMD_NODENAME, else the
-short host name; --job-gpus (a Prolog's SLURM_JOB_GPUS) checks exactly those
-GPUs: CUDA_VISIBLE_DEVICES is set to them, so the job's own cuda:i is the
-i-th of them, and the message names both. Without TDC_EXPECT the expectation
-is the loopback's device count when the loopback is the backend, the job's
-GPUs, or the GPUs Slurm configures on the node (gres gpu:N).
+short host name; --job-gpus (a Prolog's SLURM_JOB_GPUS) names the job's GPUs:
+CUDA_VISIBLE_DEVICES is set to them, so the job's own cuda:i is the i-th of
+them, and the message names both. Without TDC_EXPECT the expectation is the
+loopback's device count when the loopback is the backend, the job's GPUs, or
+the GPUs Slurm configures on the node (gres gpu:N).
 
 --mode: `run` (the default; the Epilog) runs level 1 now and records its
 verdict in the state folder; `detached` (HealthCheckProgram, NHC, npd)
@@ -20,7 +20,10 @@ answers at once from the recorded verdict and, when it is older than
 --interval, missing, or not trusted, starts one level-1 run in the
 background (its own session and budget, one at a time per node under a
 lock in the state folder): the next call applies it; `recorded` (the
-Prolog) answers from the recorded verdict only. A recorded verdict older
+Prolog) answers from the recorded verdict and the device list
+(tdc.fleet.device_list: the devices the node, or the job's GPUs, show now
+against the expectation and what the verdict checked), never running a
+check. A recorded verdict older
 than --max-age, from a run that did not finish, or measured on another
 configuration (tdc.fingerprint) is unknown (tdc.recorded). No verdict yet is
 unknown too, which drains: the first check after boot drains the node with
@@ -29,6 +32,9 @@ resumes it once the run was healthy.
 
 Prints one line, `<verdict>: <message>` (at most --width characters), and
 the drain's one line on stderr. Exit 0 healthy, 1 unhealthy, 2 unknown.
+--condition ACTION (node-problem-detector's rule for one recommended action,
+tdc.fleet.npd_config): exit 1 when ACTION is the node's recommended action
+(an unknown verdict's is rerun), else 0.
 """
 import argparse
 import fcntl
@@ -40,7 +46,7 @@ import subprocess
 import sys
 
 from tdc import ROOT, cli, fingerprint, reaper, recorded
-from tdc.fleet import actions, allocation, drain, run_tree
+from tdc.fleet import actions, allocation, device_list, drain, run_tree
 from tdc.fleet.slurm import SlurmError, gres_gpus, run
 
 EXIT = {"healthy": 0, "unhealthy": 1, "unknown": 2}
@@ -57,6 +63,10 @@ def configured_gpus(node):
 
 def check_environment(env, node, job_gpus, build_dir=None):
     env = dict(env, CUDA_DEVICE_ORDER="PCI_BUS_ID")
+    if not job_gpus and env.get("SLURM_JOB_GPUS") and env.get("CUDA_VISIBLE_DEVICES") == env["SLURM_JOB_GPUS"]:
+        # The node's environment in a Prolog: Slurm may set the job's GPUs
+        # visible; the node's recorded verdict is of all of them.
+        del env["CUDA_VISIBLE_DEVICES"]
     if job_gpus:
         env["SLURM_JOB_GPUS"] = job_gpus
         env["CUDA_VISIBLE_DEVICES"] = job_gpus
@@ -179,11 +189,17 @@ def message_of(verdict, env):
 MODES = ("run", "detached", "recorded", "background")
 
 
-def answer(args, env, numbers):
-    """The verdict the mode gives (see MODES and the module's doc)."""
+def answer(args, env, numbers, job_env):
+    """The verdict the mode gives (see MODES and the module's doc). ENV is the
+    node's environment, JOB_ENV the job's GPUs' (the same without --job-gpus)."""
     budget = numbers["budget"]
     if args.mode == "run":
-        return run_health(args.build_dir, budget, args.state_dir, env, args.node)
+        # One level-1 run at a time per node: the Epilog waits for a
+        # background run under way (bounded by its budget) rather than
+        # running beside it in the same run tree.
+        with open(lock_path(args.build_dir, args.state_dir, args.node), "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            return run_health(args.build_dir, budget, args.state_dir, job_env, args.node)
     if args.mode == "background":
         return background(args, env, budget)
     # detached and recorded: the last completed verdict, trusted only while
@@ -197,8 +213,14 @@ def answer(args, env, numbers):
         started = start_background(args, env, budget)
         if verdict["verdict"] == "unknown":
             verdict["message"] = f"{verdict['message']} ({started}; the next check applies it)"
-    elif args.mode == "recorded" and verdict["verdict"] == "unknown":
-        verdict["message"] = f"{verdict['message']} (the Epilog or the health check records one)"
+    elif args.mode == "recorded":
+        if verdict["verdict"] == "unknown":
+            verdict["message"] = f"{verdict['message']} (the Epilog or the health check records one)"
+        # The devices now: one missing is unhealthy whatever was recorded;
+        # one the healthy verdict did not cover makes it unknown.
+        devices = device_list.check(args.build_dir, job_env, env, verdict, args.job_gpus)
+        if devices and (devices["verdict"] == "unhealthy" or verdict["verdict"] == "healthy"):
+            verdict = devices
     return verdict
 
 
@@ -212,7 +234,7 @@ def body(argv):
                         help="ci/health's budget, seconds, 10 to 86400 (TDC_HEALTH_BUDGET, default 45)")
     parser.add_argument("--mode", choices=MODES, default="run",
                         help="run: level 1 now; detached: the recorded verdict, a background run when it is "
-                             "older than --interval; recorded: the recorded verdict only (a Prolog)")
+                             "older than --interval; recorded: the recorded verdict and the device list (a Prolog)")
     parser.add_argument("--interval", default=os.environ.get("TDC_HEALTH_INTERVAL", "300"),
                         help="detached: start a new run when the verdict is older, seconds (TDC_HEALTH_INTERVAL, 300)")
     parser.add_argument("--max-age", default=os.environ.get("TDC_HEALTH_MAX_AGE", "1800"),
@@ -222,11 +244,14 @@ def body(argv):
     parser.add_argument("--job-gpus", default="")
     parser.add_argument("--state-dir", default=os.environ.get("TDC_HEALTH_STATE", "/var/tmp/tdc-health"))
     parser.add_argument("--width", type=int, default=200)
+    parser.add_argument("--condition", choices=[a for a in actions.ACTIONS if a != "none"],
+                        help="exit 1 when this is the node's recommended action, else 0 (npd: one condition per action)")
     args = parser.parse_args(argv)
     # A recorded verdict is the node's (all its devices): a Prolog compares
-    # the node's configuration, not its job's.
-    job_gpus = args.job_gpus if args.mode == "run" else ""
-    env = check_environment(os.environ, args.node, job_gpus, args.build_dir)
+    # the node's configuration, not its job's, and lists the job's devices.
+    job_gpus = args.job_gpus if args.mode in ("run", "recorded") else ""
+    env = check_environment(os.environ, args.node, "", args.build_dir)
+    job_env = check_environment(os.environ, args.node, job_gpus, args.build_dir) if job_gpus else env
     numbers, bad = {}, []
     for name, value, what in (("budget", args.budget, "--budget or TDC_HEALTH_BUDGET"),
                               ("interval", args.interval, "--interval or TDC_HEALTH_INTERVAL"),
@@ -241,12 +266,12 @@ def body(argv):
         verdict = {"verdict": "unknown", "message": "no TDC build (--build-dir or TDC_BUILD_DIR)"}
     else:
         os.makedirs(args.state_dir, exist_ok=True)
-        verdict = answer(args, env, numbers)
+        verdict = answer(args, env, numbers, job_env)
     outcome = verdict["verdict"]
     recommended = verdict.get("action") if verdict.get("action") in actions.ACTIONS else \
         actions.node_action(outcome, [])
-    message = message_of(verdict, env)
-    status = EXIT[outcome]
+    message = message_of(verdict, job_env)
+    status = EXIT[outcome] if not args.condition else int(recommended == args.condition)
     if args.drain:
         try:
             print(drain.apply(args.node, outcome, message, recommended), file=sys.stderr)
