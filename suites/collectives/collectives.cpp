@@ -14,7 +14,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -40,7 +42,8 @@ std::string slurp(const std::filesystem::path& p) {
 
 TEST(Collectives, GlooWorld2EveryElementMatchesHostReference) {
   char tmpl[] = "/tmp/tdc-collectives-XXXXXX";
-  ASSERT_NE(mkdtemp(tmpl), nullptr);
+  ASSERT_NE(mkdtemp(tmpl), nullptr) << "cannot make the ranks' rendezvous folder under /tmp: "
+                                     << std::strerror(errno) << " (the host, not the backend)";
   const std::filesystem::path dir = tmpl;
   const std::string store = (dir / "store").string();
   std::vector<pid_t> pids(kWorld, -1);
@@ -55,7 +58,8 @@ TEST(Collectives, GlooWorld2EveryElementMatchesHostReference) {
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    ASSERT_EQ(posix_spawn(&pids[r], argv[0], &fa, nullptr, argv.data(), environ), 0) << "spawn rank " << r;
+    ASSERT_EQ(posix_spawn(&pids[r], argv[0], &fa, nullptr, argv.data(), environ), 0)
+        << "cannot start rank " << r << " (" << argv[0] << "): the host, not the backend";
     posix_spawn_file_actions_destroy(&fa);
   }
   std::vector<int> status(kWorld, -1);
