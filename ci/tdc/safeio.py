@@ -26,6 +26,20 @@ MiB = 1 << 20
 DOCUMENT_LIMIT = 64 * MiB
 
 
+def check_object(entry, where, keys):
+    """A JSON list entry that must be an object with exactly `keys` (an
+    iterable of names): InputError, one line, naming what is off."""
+    if not isinstance(entry, dict):
+        raise InputError(f"{where} is a JSON {json_type(entry)}, expected an object")
+    unknown = sorted(set(entry) - set(keys))
+    if unknown:
+        raise InputError(f"{where} has unknown key(s) {', '.join(map(repr, unknown))} "
+                         f"(keys: {', '.join(keys)})")
+    missing = [key for key in keys if key not in entry]
+    if missing:
+        raise InputError(f"{where} has no {', '.join(map(repr, missing))}")
+
+
 def read_bytes(path, what="file", limit=DOCUMENT_LIMIT):
     """The file's bytes, at most `limit` of them (more is refused unread)."""
     try:

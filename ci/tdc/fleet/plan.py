@@ -66,15 +66,7 @@ def read(path):
     found, seen = [], set()
     for index, entry in enumerate(hosts):
         where = f"host list {path}: entry {index}"
-        if not isinstance(entry, dict):
-            raise InputError(f"{where} is a JSON {safeio.json_type(entry)}, expected an object")
-        unknown = sorted(set(entry) - set(KEYS))
-        if unknown:
-            raise InputError(f"{where} has unknown key(s) {', '.join(map(repr, unknown))} "
-                             f"(keys: {', '.join(KEYS)})")
-        missing = [key for key in KEYS if key not in entry]
-        if missing:
-            raise InputError(f"{where} has no {', '.join(map(repr, missing))}")
+        safeio.check_object(entry, where, KEYS)
         for key, kind in KEYS.items():
             if not isinstance(entry[key], kind):
                 raise InputError(f"{where}: {key!r} is a JSON {safeio.json_type(entry[key])}")

@@ -67,14 +67,7 @@ def parse(data, path):
     tasks, seen = [], {}
     for index, item in enumerate(data):
         where = f"--tasks {path}: task {index}"
-        if not isinstance(item, dict):
-            raise InputError(f"{where} is not an object")
-        unknown = sorted(set(item) - set(FIELDS))
-        if unknown:
-            raise InputError(f"{where} has unknown key(s) {', '.join(map(repr, unknown))}")
-        missing = [k for k in FIELDS if k not in item]
-        if missing:
-            raise InputError(f"{where} has no {', '.join(map(repr, missing))}")
+        safeio.check_object(item, where, FIELDS)
         for key, kind in FIELDS.items():
             if not isinstance(item[key], kind) or isinstance(item[key], bool):
                 raise InputError(f"{where}: {key!r} is {type(item[key]).__name__}, "
