@@ -224,3 +224,16 @@ def test_the_console_form_of_a_thrown_exception_gives_its_description_too():
               'x.h:127 (most recent call first):\nframe #0: c10::Error::Error\n" thrown in SetUp().\n'
               "[  FAILED  ] StreamNew.X/loopback_0 (0 ms)\n")
     assert junit.first_reason(output) == "Backend doesn't support acquiring a stream from pool."
+
+
+def test_every_run_names_its_failures_that_say_only_where_or_what(write):
+    """The summary of any run, not only a fault's, names each failure that is
+    no reason (GoogleTest's expression alone here), and the console says so;
+    the failures that carry a reason are not named."""
+    bare = ("Guard.X/loopback_0", "Guard.X", "loopback:0", asserted("Value of: ok", "  Actual: false", "Expected: true"))
+    summary = summary_of(write, MINIMAL + [bare])
+    named = summary["reasonless_failures"]
+    assert len(named) == 1 and named[0].endswith("Guard.X/loopback_0"), named
+    assert any(line.startswith("NO REASON  1 failure(s)") for line in summarize.console(summary))
+    assert not schema.errors(results.stamp(summary), results.schema_of("summary"))
+    assert summary_of(write, MINIMAL)["reasonless_failures"] == []
