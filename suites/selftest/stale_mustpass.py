@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ci/mustpass --check fails, naming both sides, when a committed list lacks
+"""tdc mustpass --check fails, naming both sides, when a committed list lacks
 a check the suites have and lists one they do not.
 
   stale_mustpass.py --build-dir BUILD"""
