@@ -123,3 +123,17 @@ def test_every_verb_answers_help(verb):
     run = tdc(verb, "--help")
     assert run.returncode == 0, f"tdc {verb} --help: exit {run.returncode}: {run.stderr.strip()[-300:]}"
     assert run.stdout.strip(), f"tdc {verb} --help printed nothing"
+
+
+def test_a_tool_runs_another_verb_as_its_own_process():
+    """verbs.child: how run-benchmarks and qualification-gate run a verb
+    whose ci/ wrapper issue 30 removed; it works without PYTHONPATH set."""
+    argv, env = verbs.child("compare", env={"PATH": os.environ["PATH"]})
+    assert argv == [sys.executable, "-m", "tdc", "compare"]
+    assert env["PYTHONPATH"] == os.path.join(ROOT, "ci")
+    run = subprocess.run([*argv, "--help"], capture_output=True, text=True, timeout=60, env=env, cwd="/")
+    assert run.returncode == 0 and "OLD" in run.stdout, run.stderr
+    _, env = verbs.child("compare", env={"PYTHONPATH": "/elsewhere"})
+    assert env["PYTHONPATH"] == os.path.join(ROOT, "ci") + os.pathsep + "/elsewhere"
+    with pytest.raises(KeyError):   # the negative: no verb, no command line
+        verbs.child("no-such-verb")
