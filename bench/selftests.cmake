@@ -4,11 +4,11 @@
 # copy, and bad input stops the program.
 # They need the loopback backend for something to slow down or corrupt. The
 # scripts are in suites/selftest/ with the other self-tests; the tools they
-# test are ci/check-thresholds, ci/compare, ci/run-benchmarks (ci/tdc/bench).
+# test are tdc check-thresholds, tdc compare, tdc run-benchmarks (ci/tdc/bench).
 set(bench_selftests "${PROJECT_SOURCE_DIR}/suites/selftest")
 if(TARGET tdc_loopback)
   set(bench_env "TDC_BACKEND_LIBS=" "TDC_DEVICES=")
-  # The two gates are ci/check-thresholds and ci/compare, Python over the
+  # The two gates are tdc check-thresholds and tdc compare, Python over the
   # programs' JSON: tool self-tests (ci/selftest's first build). The event
   # timer that follows the delay is C++ against each LibTorch: every build.
   set(gates timing)

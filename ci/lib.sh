@@ -130,7 +130,7 @@ tdc_build() {
   tdc_log "built $build_dir in $((SECONDS - started)) s"
 }
 
-# What ci/merge, ci/report and their self-tests need, from Debian: templates
+# What ci/merge, tdc report and their self-tests need, from Debian: templates
 # (jinja2), charts (matplotlib), the readers and validators the tests use on
 # our output (junitparser, jsonschema, yaml), the browser the report test
 # drives (chromium, its driver, selenium) and ssh-keygen for signatures.
@@ -186,7 +186,7 @@ tdc_after_run() {
     status=1
   fi
   # The last step, after the benchmarks it charts: results/report.html, by
-  # tdc.pipeline.write_report (what ci/report calls), or one line saying why
+  # tdc.pipeline.write_report (what tdc report calls), or one line saying why
   # there is none.
   tdc_log "report"
   PYTHONPATH="$TDC_ROOT/ci${PYTHONPATH:+:$PYTHONPATH}" "$python" -m tdc run-report --results "$results" \

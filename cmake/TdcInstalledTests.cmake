@@ -187,9 +187,9 @@ if(_tdc_waiver_runs)
   foreach(_tdc_library IN LISTS _tdc_fact_TDC_TORCH_LIBRARIES)
     list(APPEND _tdc_waiver_runs "--library=${_tdc_library}")
   endforeach()
-  add_test(waivers.every_waiver_applies_to_a_test "${TDC_PYTHON}" "${TDC_PREFIX}/share/tdc/ci/check_waivers.py"
+  add_test(waivers.every_waiver_applies_to_a_test "${TDC_PYTHON}" -m tdc check-waivers
     ${_tdc_waiver_runs} "--memo=${TDC_STATE}/waiver-check.memo")
   set_tests_properties(waivers.every_waiver_applies_to_a_test PROPERTIES LABELS "conformance;waivers"
-    TIMEOUT 300 ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1")
+    TIMEOUT 300 ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1;PYTHONPATH=${TDC_PREFIX}/share/tdc/ci")
 endif()
 cmake_policy(POP)

@@ -70,7 +70,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 set(_tdc_depends "cmake (>= 3.22)" "python3 (>= 3.9)" "libc6" "libstdc++6" ${_tdc_library_packages})
 list(JOIN _tdc_depends ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
 # To build a vendor suite on it (find_package(TDC)), and a run's report.html
-# (tdc run-report, ci/report: Jinja2 and matplotlib, which also plots bandwidth).
+# (tdc run-report, tdc report: Jinja2 and matplotlib, which also plots bandwidth).
 set(_tdc_recommends g++ libgtest-dev nlohmann-json3-dev libbenchmark-dev python3-jinja2 python3-matplotlib
   ${_tdc_torch_dev_packages})
 list(JOIN _tdc_recommends ", " CPACK_DEBIAN_PACKAGE_RECOMMENDS)

@@ -1,9 +1,10 @@
 """TDC's Python tools: one package, imported the ordinary way.
 
 Every command is a verb of one table, tdc/verbs.py: `tdc <verb>` (bin/tdc),
-`python3 -m tdc <verb>` and the one-line wrappers in ci/ run it. A script's
-own folder is on sys.path, so ci/<tool> finds ci/tdc; self-tests get
-PYTHONPATH=<root>/ci from their ctest registration.
+`python3 -m tdc <verb>` and the few one-line wrappers in ci/ (ci/package,
+ci/verify, ci/merge) run it. A script's own folder is on sys.path, so a
+ci/ wrapper finds ci/tdc; bin/tdc and the self-tests set PYTHONPATH=<root>/ci,
+and a tool that runs another verb uses tdc.verbs.child.
 
 Conventions every module keeps (README, "Exit status"):
   0 passed, 1 a check failed, 2 bad input or configuration: one line on

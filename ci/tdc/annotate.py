@@ -4,7 +4,7 @@ python3-junitparser) shows where and with what the run was made, and why
 each test failed: <testsuite name> and hostname (ctest leaves "(empty)" and
 ""), one <property> per context value, and the message ctest leaves empty.
 
-  ci/annotate_junit.py --junit FILE --context context.json [--name NAME] [--summary summary.json]
+  tdc annotate --junit FILE --context context.json [--name NAME] [--summary summary.json]
 With --summary, each failed <testcase> gets the summary's message (GoogleTest's
 failure message, or the entry's last meaningful line); a batched entry (one
 ctest entry, many checks: the summary says which, by their entry) gets its

@@ -4,7 +4,7 @@ precompiled headers and unity batches counted with their folder, links and
 other steps apart, and the build's wall time. With --before, a second build's
 table beside it (a clean build before and after a change, docs/measurements.md).
 
-  ci/build-profile BUILD [--before OTHER_BUILD] [--depth 2] [--invocation last|first|all]
+  tdc build-profile BUILD [--before OTHER_BUILD] [--depth 2] [--invocation last|first|all]
 
 One ninja invocation is counted, the last by default (a clean build is one;
 --invocation=first is a clean build that rebuilds came after).

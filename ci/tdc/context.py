@@ -8,7 +8,7 @@ configuration; every device with the identity its backend exposes
 was dirty, its suite version, the command line, and the run's id (which
 summary.json and the verdict repeat, so a file from another run is told apart).
 
-  ci/context.py --build-dir BUILD --out FILE [--level N] [--command-line TEXT] [--run-id ID]
+  tdc context --build-dir BUILD --out FILE [--level N] [--command-line TEXT] [--run-id ID]
 Exit status 0, or 2 with one line when the build cannot describe itself."""
 import datetime
 import functools

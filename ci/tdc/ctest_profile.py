@@ -4,7 +4,7 @@ with its share of the run's test-seconds, whether it runs alone
 ctest, an install or a fleet inside the entry), read from ctest's own
 JUnit and its test list (`ctest --show-only=json-v1`).
 
-  ci/ctest-profile JUNIT [--tests TESTS_JSON] [--top 20]
+  tdc ctest-profile JUNIT [--tests TESTS_JSON] [--top 20]
 
 ci/selftest prints it after each build's ctest (docs/measurements.md,
 "CI profile", keeps the figures). Exit status: 0 printed, 2 unreadable input."""

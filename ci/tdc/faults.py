@@ -1,10 +1,10 @@
 """The loopback's fault registry (fixtures/loopback/faults/registry.json):
 each TDC_LOOPBACK_FAULT mode, declared once, with what it breaks and the
 checks that must catch it. The fault matrix takes its rows from here, CMake
-its C++ names (fault_hooks.h), and `ci/faults` lists it and checks that the
+its C++ names (fault_hooks.h), and `tdc faults` lists it and checks that the
 hooks and the docs agree with it.
 
-  ci/faults [--list | --markdown | --check] [--group G] [--registry FILE]
+  tdc faults [--list | --markdown | --check] [--group G] [--registry FILE]
 
 --list      (the default) each fault, grouped, with what it breaks
 --markdown  the same as a table with the checks, environment and builds
@@ -380,7 +380,7 @@ def format_markdown(registry, group=None):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="ci/faults", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="tdc faults", description=__doc__.split("\n\n")[0])
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--list", action="store_true", help="each fault with what it breaks (default)")
     mode.add_argument("--markdown", action="store_true", help="the full table, in markdown")
@@ -401,7 +401,7 @@ def main(argv=None):
             print(f"{len(registry.faults)} faults; {len(problems)} problem(s)")
             return 1 if problems else 0
     except RegistryError as e:
-        print(f"ci/faults: {e}", file=sys.stderr)
+        print(f"tdc faults: {e}", file=sys.stderr)
         return 2
     sys.stdout.write(format_markdown(registry, args.group) if args.markdown
                      else format_list(registry, args.group))

@@ -1,7 +1,6 @@
 """last-line: the line a run ends with, its verdict, so that a person who
-reads only the last line of ci/conformance, `tdc run` or ci/run-level
-knows how it went, where the report is, and whether its package would
-verify:
+reads only the last line of ci/conformance or `tdc run` knows how it
+went, where the report is, and whether its package would verify:
 
   LEVEL 2 FAILED: 34 checks failed on loopback:0, loopback:1 (exit 1); report: R/report.html;
       no package: ci/verify would refuse it (34 failed checks)
@@ -105,7 +104,7 @@ def compose(results_dir, level, status, failed_steps=(), verdict_path=None):
     report = os.path.join(results_dir, "report.html")
     checkout = source.is_checkout()
     tool = "ci/" if checkout else "tdc "
-    maker = f"ci/report {results_dir}" if checkout else f"tdc run-report --results {results_dir}"
+    maker = f"bin/tdc report {results_dir}" if checkout else f"tdc run-report --results {results_dir}"
     where = f"report: {report}" if os.path.isfile(report) else f"report: none ({maker} makes one)"
     if status == 2:
         advice = "no package: a setting or an input is bad (the lines above say which)"

@@ -9,7 +9,7 @@ drift in host load does not favour one; medians of wall and CPU seconds
 docs/measurements.md. Reported, never asserted: timing is not a pass/fail
 test.
 
-  ci/level-times --build-dir BUILD [--devices 2,8] [--levels 1,2]
+  tdc level-times --build-dir BUILD [--devices 2,8] [--levels 1,2]
                  [--isolate auto,check] [--repeats 3] [--jobs 2]
 Exit status: 0 when every run finished (whatever it took), 1 when one
 failed, 2 bad input."""

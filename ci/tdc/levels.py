@@ -23,7 +23,7 @@ from tdc.errors import InputError
 
 # ctest -L regular expressions, per level.
 LABELS = {1: "level1", 2: "conformance", 3: "conformance|level3"}
-# The labels whose entries make up a level's mustpass list (ci/mustpass).
+# The labels whose entries make up a level's mustpass list (tdc mustpass).
 MUSTPASS_LABELS = {1: {"level1"}, 2: {"conformance"}, 3: {"conformance", "level3"}}
 MUSTPASS_DIR = os.path.join(ROOT, "suites", "mustpass")
 # Level 3's shortest sustained numerics run per device (TDC_SUSTAINED_SECONDS;

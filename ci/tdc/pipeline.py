@@ -256,7 +256,7 @@ def execute(args, started, started_wall):
 
 def write_report(results_dir):
     """The run's last step, after its benchmarks (the page charts them):
-    results_dir/report.html, made by ci/report's own function
+    results_dir/report.html, made by tdc report's own function
     (tdc.report.run.write_run_report). Returns its path, or None with one line
     on stderr saying why there is none (no jinja2 or matplotlib on this
     python, nothing to report): the report never decides a run's verdict, and

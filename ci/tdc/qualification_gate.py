@@ -1,16 +1,15 @@
-"""qualification-gate: the level-3 benchmark gate: ci/check-thresholds with
+"""qualification-gate: the level-3 benchmark gate: tdc check-thresholds with
 --require-thresholds (every benchmarked device and pattern must have a
 threshold, and meet it) over the run's benchmark JSON. Writes the verdict to
 <bench-dir>/gate.json for ci/package and ci/verify.
 
-  ci/qualification_gate.py --bench-dir DIR [--thresholds FILE]
+  tdc qualification-gate --bench-dir DIR [--thresholds FILE]
 Exit status: check-thresholds' (0 passed), or 1 when there is nothing to gate."""
 import glob
 import os
 import subprocess
-import sys
 
-from tdc import ROOT, cli, results, safeio
+from tdc import ROOT, cli, results, safeio, verbs
 
 
 def run(argv):
@@ -20,10 +19,10 @@ def run(argv):
     args = p.parse_args(argv)
     found = sorted(glob.glob(os.path.join(args.bench_dir, "transfer_*.json")) +
                    glob.glob(os.path.join(args.bench_dir, "forward_*.json")))
-    command = [sys.executable, os.path.join(ROOT, "ci", "check-thresholds"),
-               "--require-thresholds", "--thresholds", args.thresholds, *found]
+    thresholds, env = verbs.child("check-thresholds")
+    command = [*thresholds, "--require-thresholds", "--thresholds", args.thresholds, *found]
     if found:
-        run_ = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=600)
+        run_ = subprocess.run(command, capture_output=True, text=True, errors="replace", timeout=600, env=env)
         status, output = run_.returncode, run_.stdout + run_.stderr
     else:
         status, output = 1, f"no benchmark results in {args.bench_dir}: nothing to gate"

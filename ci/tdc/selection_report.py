@@ -3,7 +3,7 @@ host really has: on a host without an NVIDIA GPU, a CUDA build must read
 "compiled: cuda, available: no, selected: cpu", and the seed's four lines must
 all name the selected device type.
 
-  ci/check_selection_report.py FILE
+  tdc selection-report FILE
 Exit status: 0 consistent, 1 not, 2 unreadable input."""
 import os
 import re

@@ -2,9 +2,9 @@
 failure and skip reasons) and writes the run as summary.json, printing a
 per-device table a lab can read.
 
-  ci/summarize.py --junit FILE [--gtest-dir DIR] [--context FILE] [--seconds S]
+  tdc summarize --junit FILE [--gtest-dir DIR] [--context FILE] [--seconds S]
                   [--level N] [--ctest-log FILE] [--selected FILE] [--out JSON] [--quiet]
-  ci/summarize.py --junit FILE --counts-only      prints "<passed> <failed> <skipped>"
+  tdc summarize --junit FILE --counts-only      prints "<passed> <failed> <skipped>"
 
 What a check measured (its measured.<name> properties: the sustained run's
 seconds, the level-3 bandwidth matrix) is kept with its test as numbers

@@ -4,7 +4,7 @@ verdict depends on how fast the host is (docs/measurements.md, "Under load").
 The loops are `yes >/dev/null` processes, started here and stopped by PID
 when the runs end, also when a run fails or this tool is interrupted.
 
-  ci/under-load [--runs 5] [--loops 2] [--log-dir DIR] -- COMMAND [ARG...]
+  tdc under-load [--runs 5] [--loops 2] [--log-dir DIR] -- COMMAND [ARG...]
 
 Each run's output goes to DIR/run-<n>.log (default: a folder under /tmp).
 Exit status: 0 every run passed, 1 a run failed, 2 bad input."""

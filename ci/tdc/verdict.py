@@ -1,7 +1,7 @@
 """verdict: one readiness verdict from a run's summary.json, in
 node-problem-detector's convention: exit 0 healthy, 1 unhealthy, 2 unknown.
 
-  ci/verdict.py --summary summary.json [--level N] [--why-unknown TEXT] [--out FILE] [--quiet]
+  tdc verdict --summary summary.json [--level N] [--why-unknown TEXT] [--out FILE] [--quiet]
 Prints one JSON object (and writes it to --out):
   {"verdict": "healthy" | "unhealthy" | "unknown", "message": one line,
    "action": the node's recommended action (tdc.fleet.actions: none, rerun,

@@ -4,7 +4,7 @@ suite binary: a typo'd glob ("Froward.*"), a device type no binary knows
 waiver is alive when one binary matched it, or when it is for another
 LibTorch version.
 
-  ci/check_waivers.py --run=BINARY[,KEY=VALUE...] ... [--default-waivers=FILE]
+  tdc check-waivers --run=BINARY[,KEY=VALUE...] ... [--default-waivers=FILE]
                       [--library=FILE ...] [--memo=FILE]
 Exit status: 0 every waiver applies somewhere, 1 one does not, 2 bad input.
 

@@ -1,7 +1,8 @@
 """The CI templates in ci/templates/ are valid YAML (Debian's python3-yaml),
 have the shape their platform needs (a build matrix on GPU runners,
 packages as artefacts, a merge job with history between nights), and call
-only tools that exist in ci/, with only flags those tools' --help names."""
+only tools that exist (ci/ programs, `bin/tdc <verb>`), with only flags
+those tools' --help names."""
 import json
 import os
 import re
@@ -11,12 +12,15 @@ import subprocess
 import pytest
 from conftest import ROOT
 
+from tdc import verbs
+
 yaml = pytest.importorskip("yaml", reason="Debian's python3-yaml")
 
 TEMPLATES = os.path.join(ROOT, "ci", "templates")
-# A call: ci/<tool> and the rest of its logical line (continuations joined),
-# up to a pipe, a list operator or the end; not a path into ci/ (ci/templates/...).
-TOOL = re.compile(r"(?<![\w/.-])ci/([A-Za-z0-9_-]+)(?![\w/-])([^\n|;&]*)")
+# A call: ci/<tool> or bin/tdc <verb>, and the rest of its logical line
+# (continuations joined), up to a pipe, a list operator or the end; not a
+# path into ci/ (ci/templates/...).
+TOOL = re.compile(r"(?<![\w/.-])(?:ci/([A-Za-z0-9_-]+)(?![\w/-])|bin/tdc ([a-z][a-z-]*))([^\n|;&]*)")
 
 
 def scripts(document):
@@ -40,23 +44,29 @@ def scripts(document):
 
 
 def problems_of(document):
-    """Calls of ci/ tools that do not exist, and flags their --help does not name."""
+    """Calls of ci/ tools and tdc verbs that do not exist, and flags their --help does not name."""
     problems, calls = [], []
     helps = {}
     for text in scripts(document):
         for match in TOOL.finditer(re.sub(r"\\\n\s*", " ", text)):
-            tool, arguments = match.group(1), match.group(2)
-            calls.append(tool)
-            path = os.path.join(ROOT, "ci", tool)
-            if not (os.path.isfile(path) and os.access(path, os.X_OK)):
-                problems.append(f"ci/{tool} does not exist in ci/")
-                continue
-            if tool not in helps:
-                run = subprocess.run([path, "--help"], capture_output=True, text=True, timeout=60)
-                helps[tool] = run.stdout + run.stderr
+            script, verb, arguments = match.groups()
+            calls.append(script or verb)
+            if script:
+                name, command = f"ci/{script}", [os.path.join(ROOT, "ci", script)]
+                if not (os.path.isfile(command[0]) and os.access(command[0], os.X_OK)):
+                    problems.append(f"{name} does not exist in ci/")
+                    continue
+            else:
+                name, command = f"bin/tdc {verb}", [os.path.join(ROOT, "bin", "tdc"), verb]
+                if verb not in verbs.VERBS:
+                    problems.append(f"{name}: not a verb of tdc (tdc --help lists them)")
+                    continue
+            if name not in helps:
+                run = subprocess.run([*command, "--help"], capture_output=True, text=True, timeout=60)
+                helps[name] = run.stdout + run.stderr
             for flag in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", arguments):
-                if flag not in helps[tool]:
-                    problems.append(f"ci/{tool} {flag}: not an option of ci/{tool} (its --help does not name it)")
+                if flag not in helps[name]:
+                    problems.append(f"{name} {flag}: not an option of {name} (its --help does not name it)")
     return problems, calls
 
 
@@ -113,10 +123,17 @@ def test_templates_call_only_tools_and_flags_that_exist(names):
 
 
 def test_the_check_catches_a_missing_tool_and_an_unknown_flag():
-    doctored = {"jobs": {"x": {"steps": [{"run": "ci/not-a-tool --x\nci/merge p.tar.gz --out m --frobnicate"}]}}}
+    doctored = {"jobs": {"x": {"steps": [{"run": "ci/not-a-tool --x\nci/merge p.tar.gz --out m --frobnicate\n"
+                                                 "bin/tdc not-a-verb --x\nbin/tdc fleet-plan h --tasks=t --shred"}]}}}
     problems, _ = problems_of(doctored)
     assert problems == ["ci/not-a-tool does not exist in ci/",
-                        "ci/merge --frobnicate: not an option of ci/merge (its --help does not name it)"]
+                        "ci/merge --frobnicate: not an option of ci/merge (its --help does not name it)",
+                        "bin/tdc not-a-verb: not a verb of tdc (tdc --help lists them)",
+                        "bin/tdc fleet-plan --shred: not an option of bin/tdc fleet-plan (its --help does not name it)"]
+    # A verb whose ci/ wrapper issue 30 removed is no ci/ tool any more: a template says bin/tdc.
+    removed = "fleet-plan"
+    assert removed not in verbs.KNOWN_COMMANDS
+    assert problems_of({"x": {"script": [f"ci/{removed} h --tasks=t"]}})[0] == [f"ci/{removed} does not exist in ci/"]
 
 
 def test_broken_yaml_is_not_accepted(tmp_path):
@@ -126,7 +143,7 @@ def test_broken_yaml_is_not_accepted(tmp_path):
 
 # Issue 35, "CI templates that work for a fleet": one host x build list
 # (ci/templates/fleet-hosts.json) makes each template's matrix, rendered to
-# its jobs by the template's own plan step and the real ci/fleet-plan: runner
+# its jobs by the template's own plan step and the real `bin/tdc fleet-plan`: runner
 # x build (one job per host and build, each pinned to its host's runner),
 # `system` (Debian's 1.13.1, CPU only) never on a GPU host. The merge job's
 # tasks come from the same list, so a job whose package is missing is a "no
@@ -138,11 +155,14 @@ HOSTS = os.path.join(ROOT, "ci", "templates", "fleet-hosts.json")
 
 
 def workspace(folder, merge=None):
-    """A job's checkout: ci/fleet-plan, ci/tdc and ci/templates are the tree's;
-    ci/merge is the tree's too, or a stub script (text) when merge is given."""
+    """A job's checkout: bin/tdc (a copy, which finds the tools beside it), ci/tdc
+    and ci/templates are the tree's; ci/merge is the tree's too, or a stub
+    script (text) when merge is given."""
     ci = folder / "ci"
     ci.mkdir(parents=True)
-    for name in ("fleet-plan", "tdc", "templates") + (() if merge else ("merge",)):
+    (folder / "bin").mkdir()
+    shutil.copy(os.path.join(ROOT, "bin", "tdc"), folder / "bin" / "tdc")
+    for name in ("tdc", "templates") + (() if merge else ("merge",)):
         (ci / name).symlink_to(os.path.join(ROOT, "ci", name))
     if merge:
         (ci / "merge").write_text(merge)
@@ -342,14 +362,14 @@ def test_the_merge_jobs_tasks_are_the_matrix_from_the_same_list(tmp_path, name):
               else gitlab_jobs(gitlab_child(tmp_path / "p")))
     assert tasks_of_merge(tmp_path / "m", merge_script(name)) == [(h, b) for h, b, _ in matrix]
     # The negative: the merge step as it was, packages and no --tasks, hands ci/merge no task list.
-    before = re.sub(r"\n\s*ci/fleet-plan[^\n]*", "", merge_script(name)).replace(
+    before = re.sub(r"\n\s*bin/tdc fleet-plan[^\n]*", "", merge_script(name)).replace(
         "ci/merge --tasks tasks.json", "ci/merge packages/*/*/*.tar.gz")
     assert tasks_of_merge(tmp_path / "before", before) is None
 
 
 @pytest.mark.parametrize("name", MERGES)
 def test_a_job_that_left_no_package_is_a_no_package_row(tmp_path, name):
-    """End to end: the merge step with the real ci/fleet-plan and ci/merge, n1's
+    """End to end: the merge step with the real `bin/tdc fleet-plan` and ci/merge, n1's
     signed package as its job's artefact left it, n2's job dead."""
     from test_fleet_provenance import Lab   # real signed packages of a synthetic run
     lab = Lab(str(tmp_path))
@@ -385,7 +405,7 @@ def package_out(script, host, build):
 
 
 def test_each_job_leaves_its_package_where_the_merge_looks_for_its_task(tmp_path):
-    """ci/fleet-plan --tasks finds a job's package in packages/<host>/<build>/."""
+    """`bin/tdc fleet-plan --tasks` finds a job's package in packages/<host>/<build>/."""
     flow = load("github-actions.yml")
     steps = flow["jobs"]["conformance"]["steps"]
     script = "\n".join(s.get("run", "") for s in steps)

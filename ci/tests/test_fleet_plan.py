@@ -1,4 +1,4 @@
-"""ci/fleet-plan (tdc.fleet.plan): the CI templates' host x build list as
+"""tdc fleet-plan (tdc.fleet.plan): the CI templates' host x build list as
 their matrix (runner x build) and as the tasks file ci/merge --tasks reads
 (tdc.fleet.tasks, the Slurm merge's format and writer). Bad lists are one
 line and exit 2. The templates themselves: test_ci_templates.py."""
@@ -12,7 +12,7 @@ from conftest import ROOT
 from tdc.fleet import plan, tasks
 from tdc.errors import InputError
 
-TOOL = os.path.join(ROOT, "ci", "fleet-plan")
+TDC = os.path.join(ROOT, "bin", "tdc")
 LIST = [{"host": "g1", "kind": "gpu", "builds": ["2.13.0", "2.14.1"]},
         {"host": "c1", "kind": "cpu", "builds": ["system"]}]
 
@@ -24,7 +24,7 @@ def write_list(tmp_path, hosts, name="hosts.json"):
 
 
 def tool(*argv):
-    return subprocess.run([TOOL, *argv], capture_output=True, text=True, timeout=60)
+    return subprocess.run([TDC, "fleet-plan", *argv], capture_output=True, text=True, timeout=60)
 
 
 def test_the_matrices_are_runner_by_build_in_the_lists_order(tmp_path):

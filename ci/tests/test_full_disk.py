@@ -132,7 +132,7 @@ def test_merge_names_the_page_it_could_not_write(package, capsys, tmp_path):
 
 
 def test_run_report_names_the_page_it_could_not_write(run_folder, capsys, tmp_path):
-    """ci/report on a full disk: /dev/full takes the page's temporary file."""
+    """tdc report on a full disk: /dev/full takes the page's temporary file."""
     pytest.importorskip("jinja2", reason="Debian's python3-jinja2 (report.html)")
     from tdc.report import run as run_report
     out = tmp_path / "page"

@@ -97,7 +97,8 @@ def test_the_checks_themselves():
 def test_an_installed_tdc_has_every_verb_of_the_table(prefix):
     """`tdc --help` of an install lists the fleet's verbs too (issue 30: merge,
     report, faults and Slurm submission had none), and each answers --help,
-    as does the installed ci/ wrapper, without preparing a tree."""
+    as do the installed ci/ wrappers users know (verbs.KNOWN_COMMANDS; the
+    installed ci/health is a program), without preparing a tree."""
     from tdc import verbs
     code, out, err = tdc(prefix, "--help")
     assert code == 0, err
@@ -106,7 +107,7 @@ def test_an_installed_tdc_has_every_verb_of_the_table(prefix):
         code, out, err = tdc(prefix, verb, "--help")
         assert code == 0 and out, f"tdc {verb} --help: exit {code}: {err}"
     share = os.path.join(os.path.dirname(os.path.dirname(prefix)), "share", "tdc", "ci")
-    for wrapper in ("merge", "report", "faults", os.path.join("slurm", "submit")):
+    for wrapper in ("merge", "package", "verify", "health", os.path.join("slurm", "submit")):
         run = subprocess.run([os.path.join(share, wrapper), "--help"], capture_output=True, text=True, timeout=60)
         assert run.returncode == 0 and run.stdout, f"installed ci/{wrapper} --help: {run.stderr}"
     assert not os.path.exists(os.path.join(home_of(prefix), ".cache"))

@@ -176,7 +176,7 @@ def run_stub(tmp_path, monkeypatch, capsys, **how):
 def test_the_last_line_is_the_verdict_and_invites_a_package(tmp_path, monkeypatch, capsys):
     status, out, err, results = run_stub(tmp_path, monkeypatch, capsys, expect="cpu")
     assert status == 0 and out[-1] == (
-        f"LEVEL 1 PASSED: 1 check passed on cpu (exit 0); report: none (ci/report {results} makes one); "
+        f"LEVEL 1 PASSED: 1 check passed on cpu (exit 0); report: none (bin/tdc report {results} makes one); "
         f"package: ci/package {results} --product=... --submitter=..."), out
     assert "warning" not in err and not [l for l in out if "TDC_EXPECT" in l]  # set: no caveat
 

@@ -1,4 +1,4 @@
-"""ci/report and ci/merge fail closed: bad input and a missing Debian module
+"""tdc report and ci/merge fail closed: bad input and a missing Debian module
 are one line on stderr and exit 2, never a traceback or a page. The run's
 report step (python3 -m tdc run-report, what ci/conformance ends with) lists
 every test of summary.json, and the check of that fails without it."""
@@ -12,7 +12,8 @@ from conftest import ROOT
 
 from tdc.results import counts as status_counts
 
-REPORT = os.path.join(ROOT, "ci", "report")
+# Debian's python3, which has jinja2 (run() puts ci/ on PYTHONPATH).
+REPORT = ("/usr/bin/python3", "-m", "tdc", "report")
 MERGE = os.path.join(ROOT, "ci", "merge")
 
 
@@ -29,15 +30,15 @@ def one_line(stderr):
 
 
 def test_report_refuses_what_is_not_a_results_folder(tmp_path):
-    code, _, stderr = run(REPORT, str(tmp_path / "missing"))
+    code, _, stderr = run(*REPORT, str(tmp_path / "missing"))
     assert code == 2 and "not a results folder" in one_line(stderr)
-    code, _, stderr = run(REPORT, str(tmp_path))
+    code, _, stderr = run(*REPORT, str(tmp_path))
     assert code == 2 and "no summary.json" in one_line(stderr)
     (tmp_path / "summary.json").write_text("{not json")
-    code, _, stderr = run(REPORT, str(tmp_path))
+    code, _, stderr = run(*REPORT, str(tmp_path))
     assert code == 2 and "summary.json is not JSON" in one_line(stderr)
     (tmp_path / "summary.json").write_text(json.dumps({"tests": []}))
-    code, _, stderr = run(REPORT, str(tmp_path))
+    code, _, stderr = run(*REPORT, str(tmp_path))
     assert code == 2 and "has no tests: nothing to report" in one_line(stderr)
     assert not (tmp_path / "report.html").exists()
 
@@ -52,7 +53,7 @@ def test_a_small_results_folder_makes_a_page_naming_its_failure(tmp_path):
     (tmp_path / "summary.json").write_text(json.dumps({"tests": tests, "totals": {
         "passed": 0, "failed": 1, "skipped": 0, "known_failure": 1}}))
     (tmp_path / "context.json").write_text(json.dumps({"host": "n7", "devices": {"libtorch_version": "2.13.0"}}))
-    code, stdout, stderr = run(REPORT, str(tmp_path))
+    code, stdout, stderr = run(*REPORT, str(tmp_path))
     assert code == 0, stderr
     page = open(stdout.strip()).read()
     assert "&lt;b&gt;7&lt;/b&gt; elements differ" in page and "<b>7</b>" not in page  # escaped, not markup
@@ -70,7 +71,7 @@ def test_the_page_says_per_device_whether_ordering_was_observed(tmp_path):
         "loopback:0": dict(counts, ordering="observed"),
         "loopback:1": dict(counts, ordering="not observed: every operation completed before it returned"),
         "cpu": counts}}))
-    code, stdout, stderr = run(REPORT, str(tmp_path))
+    code, stdout, stderr = run(*REPORT, str(tmp_path))
     assert code == 0, stderr
     page = open(stdout.strip()).read()
     rows = page.split('id="ordering-table"')[1].split("</table>")[0]
@@ -94,7 +95,7 @@ def test_a_night_of_tasks_without_packages_is_still_a_matrix(tmp_path):
 def test_without_debian_modules_the_tools_name_the_package(tmp_path):
     """python3 -S leaves out dist-packages: what a host without them sees."""
     (tmp_path / "summary.json").write_text(json.dumps({"tests": [{"name": "a", "status": "passed"}]}))
-    code, _, stderr = run("/usr/bin/python3", "-S", REPORT, str(tmp_path))
+    code, _, stderr = run("/usr/bin/python3", "-S", *REPORT[1:], str(tmp_path))
     assert code == 2 and "install Debian's python3-" in one_line(stderr)
     code, _, stderr = run("/usr/bin/python3", "-S", MERGE, "--tasks", str(tmp_path / "t.json"), "--out",
                           str(tmp_path / "o"))
@@ -179,13 +180,13 @@ def test_without_debian_modules_the_step_is_one_line_and_no_page(tmp_path):
 
 
 def test_out_a_folder_writes_the_page_into_it_and_nothing_beside_it(tmp_path):
-    """`ci/report RESULTS --out /tmp` wrote /tmp.tmp at the root (issue 34, finding 12)."""
+    """`tdc report RESULTS --out /tmp` wrote /tmp.tmp at the root (issue 34, finding 12)."""
     results = results_folder(tmp_path / "r", RUN_TESTS)
     folder = tmp_path / "pages"
     folder.mkdir()
-    code, stdout, stderr = run(REPORT, results, "--out", str(folder))
+    code, stdout, stderr = run(*REPORT, results, "--out", str(folder))
     assert code == 0, stderr
     assert stdout.strip() == str(folder / "report.html") and os.path.isfile(folder / "report.html")
     assert sorted(os.listdir(tmp_path)) == ["pages", "r"]
-    code, _, stderr = run(REPORT, results, "--out", str(tmp_path / "missing" / "x.html"))
+    code, _, stderr = run(*REPORT, results, "--out", str(tmp_path / "missing" / "x.html"))
     assert code == 2 and "does not exist" in one_line(stderr)

@@ -11,7 +11,7 @@ import subprocess
 
 from conftest import ROOT
 
-REPORT = os.path.join(ROOT, "ci", "report")
+REPORT = ("/usr/bin/python3", "-m", "tdc", "report")  # Debian's, which has jinja2
 
 
 def gbench(run_name, seconds_us, size=None):
@@ -46,7 +46,7 @@ def results_folder(tmp, failed=False, seed=True, message="x"):
 
 
 def page_of(folder):
-    run = subprocess.run([REPORT, str(folder)], capture_output=True, text=True, timeout=120,
+    run = subprocess.run([*REPORT, str(folder)], capture_output=True, text=True, timeout=120,
                          env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "ci")))
     assert run.returncode == 0, run.stderr
     return open(run.stdout.strip(), encoding="utf-8").read()
@@ -119,7 +119,7 @@ def test_a_megabyte_message_is_cut_with_a_pointer_to_summary_json(tmp_path):
 
 
 def test_a_fault_runs_reference_failures_keep_their_prefix_and_column(tmp_path):
-    """ci/faults: the loopback under test beside its reference twin, both on loopback:0."""
+    """tdc faults: the loopback under test beside its reference twin, both on loopback:0."""
     (tmp_path / "a").mkdir()
     folder = results_folder(tmp_path / "a", failed=True, message="faulty copy")
     summary = json.loads((folder / "summary.json").read_text())

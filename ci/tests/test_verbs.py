@@ -1,7 +1,9 @@
 """One program (issue 30): tdc/verbs.py's table is the only list of verbs.
 `tdc --help` (bin/tdc, and `python3 -m tdc`) lists every verb in it, every
-verb answers `--help` with exit 0, and every ci/ command that is not a
-program of its own is a one-line wrapper that runs a verb of the table."""
+verb answers `--help` with exit 0, ci/ holds only the commands users already
+know (verbs.KNOWN_COMMANDS) and the programs that make a build, and every
+ci/ command that is not a program of its own is a one-line wrapper that runs
+a verb of the table."""
 import os
 import re
 import subprocess
@@ -16,18 +18,34 @@ TDC = os.path.join(ROOT, "bin", "tdc")
 # ci/ commands that are programs of their own, not wrappers: the bash jobs
 # that make a build (or a bundle), and ci/health (the verb health runs it).
 PROGRAMS = {"conformance", "selftest", "sanitize", "offline-run", "offline-bundle", "health"}
+# ci/ programs that are no verb (the known ones are in verbs.KNOWN_COMMANDS).
+NOT_VERBS = {"sanitize", "offline-run", "offline-bundle"}
 # The Python wrapper's line, and the bash one (ci/slurm/submit, outside ci/, sets the path).
 PY_LINE = re.compile(r'import sys; from tdc import verbs; sys\.exit\(verbs\.main\(\["([a-z-]+)", \*sys\.argv\[1:\]\]\)\)')
 SH_LINE = re.compile(r'PYTHONPATH="\$\(dirname "\$\(readlink -f "\$0"\)"\)/\.\.\$\{PYTHONPATH:\+:\$PYTHONPATH\}" '
                      r'exec python3 -m tdc ([a-z-]+) "\$@"')
 
 
+def commands():
+    """Every executable file directly in ci/."""
+    return sorted(n for n in os.listdir(os.path.join(ROOT, "ci"))
+                  if os.path.isfile(os.path.join(ROOT, "ci", n)) and os.access(os.path.join(ROOT, "ci", n), os.X_OK))
+
+
 def wrappers():
     """Every executable file directly in ci/ but the programs, and ci/slurm/submit."""
-    found = [os.path.join("ci", n) for n in sorted(os.listdir(os.path.join(ROOT, "ci")))
-             if n not in PROGRAMS and os.path.isfile(os.path.join(ROOT, "ci", n))
-             and os.access(os.path.join(ROOT, "ci", n), os.X_OK)]
-    return found + [os.path.join("ci", "slurm", "submit")]
+    return [os.path.join("ci", n) for n in commands() if n not in PROGRAMS] + [os.path.join("ci", "slurm", "submit")]
+
+
+def commands_problem(names):
+    """What is wrong with the commands in ci/ (None when they are the known ones and the programs)."""
+    wanted = set(verbs.KNOWN_COMMANDS) | NOT_VERBS
+    extra, missing = sorted(set(names) - wanted), sorted(wanted - set(names))
+    if extra:
+        return f"ci/ has {', '.join(extra)}: a verb is `tdc <verb>`, no ci/ wrapper (verbs.KNOWN_COMMANDS)"
+    if missing:
+        return f"ci/ lacks {', '.join(missing)}, which users know"
+    return None
 
 
 def wrapper_problem(text):
@@ -64,9 +82,17 @@ def test_every_ci_wrapper_is_one_line_naming_a_verb(path):
     assert problem is None, f"{path}: {problem}"
 
 
-def test_the_wrappers_cover_what_users_know():
-    names = {os.path.relpath(p, "ci") for p in wrappers()}
-    assert {"merge", "report", "faults", "verify", "package", "run-level", "slurm/submit"} <= names
+def test_ci_holds_the_commands_users_know_and_no_other_wrapper():
+    assert commands_problem(commands()) is None, commands_problem(commands())
+    assert {os.path.relpath(p, "ci") for p in wrappers()} == {"package", "verify", "merge", "slurm/submit"}
+    # The negatives: a wrapper that came back (issue 30 removed compare's), a known one gone.
+    assert "ci/ has compare" in commands_problem([*commands(), "compare"])
+    assert "ci/ lacks verify" in commands_problem([n for n in commands() if n != "verify"])
+
+
+def test_every_known_command_is_a_verb_or_makes_a_build():
+    for name in verbs.KNOWN_COMMANDS:
+        assert name in verbs.VERBS or name in ("conformance", "selftest"), name
 
 
 def test_tdc_help_lists_every_verb_and_the_exit_codes():
@@ -97,3 +123,17 @@ def test_every_verb_answers_help(verb):
     run = tdc(verb, "--help")
     assert run.returncode == 0, f"tdc {verb} --help: exit {run.returncode}: {run.stderr.strip()[-300:]}"
     assert run.stdout.strip(), f"tdc {verb} --help printed nothing"
+
+
+def test_a_tool_runs_another_verb_as_its_own_process():
+    """verbs.child: how run-benchmarks and qualification-gate run a verb
+    whose ci/ wrapper issue 30 removed; it works without PYTHONPATH set."""
+    argv, env = verbs.child("compare", env={"PATH": os.environ["PATH"]})
+    assert argv == [sys.executable, "-m", "tdc", "compare"]
+    assert env["PYTHONPATH"] == os.path.join(ROOT, "ci")
+    run = subprocess.run([*argv, "--help"], capture_output=True, text=True, timeout=60, env=env, cwd="/")
+    assert run.returncode == 0 and "OLD" in run.stdout, run.stderr
+    _, env = verbs.child("compare", env={"PYTHONPATH": "/elsewhere"})
+    assert env["PYTHONPATH"] == os.path.join(ROOT, "ci") + os.pathsep + "/elsewhere"
+    with pytest.raises(KeyError):   # the negative: no verb, no command line
+        verbs.child("no-such-verb")

@@ -1,4 +1,4 @@
-"""ci/check_waivers.py --memo keeps a passing verdict only while its inputs
+"""tdc check-waivers --memo keeps a passing verdict only while its inputs
 are unchanged: the same waiver file, edited in place to hold a typo, must be
 asked about again and fail, and a failing verdict is never kept.
 
@@ -24,9 +24,9 @@ pytestmark = pytest.mark.skipif(not RUN, reason="TDC_CHECK_WAIVERS_RUN names no 
 
 
 def check(waivers, memo):
-    """check_waivers.py's exit status and output, with this waiver file."""
-    env = dict(os.environ, TDC_KNOWN_FAILURES=str(waivers))
-    run = subprocess.run([sys.executable, os.path.join(ROOT, "ci", "check_waivers.py"), f"--run={RUN}",
+    """tdc check-waivers' exit status and output, with this waiver file."""
+    env = dict(os.environ, TDC_KNOWN_FAILURES=str(waivers), PYTHONPATH=os.path.join(ROOT, "ci"))
+    run = subprocess.run([sys.executable, "-m", "tdc", "check-waivers", f"--run={RUN}",
                           f"--memo={memo}"], env=env, capture_output=True, text=True, timeout=600)
     return run.returncode, run.stdout + run.stderr
 

@@ -1,5 +1,5 @@
 // Prints what LibTorch and the loaded backends say about this host as one
-// JSON object, for ci/context.py: LibTorch's version and build configuration,
+// JSON object, for tdc context: LibTorch's version and build configuration,
 // the accelerator report, every backend and every device with the identity
 // its backend exposes. Takes the suites' flags (--backend-lib=, --devices=).
 #include <ATen/Version.h>

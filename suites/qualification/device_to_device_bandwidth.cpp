@@ -4,7 +4,7 @@
 // bandwidths are reported, not asserted (speed targets belong to the
 // benchmark gates): on stdout as a table (rows from, columns to, as
 // nvbandwidth prints its matrices) and as the measurement
-// measured.d2d_GBps.<type>, a JSON matrix that ci/summarize.py keeps as
+// measured.d2d_GBps.<type>, a JSON matrix that tdc summarize keeps as
 // numbers in summary.json ({"unit", "rows", "columns", "values"}, null on
 // the diagonal).
 #include <ATen/ATen.h>

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Self-test: the benchmark tools fail closed (docs/benchmarks.md, "Gates").
 
-  --tool thresholds   ci/check-thresholds on damaged, empty, partial,
+  --tool thresholds   tdc check-thresholds on damaged, empty, partial,
                       typo'd and not-a-number input: exit 2 with one line on
                       stderr, never a traceback, never exit 0 having checked
                       nothing (a NaN or negative time, a NaN or infinite
                       bandwidth, an error with a null message)
-  --tool baseline     ci/compare on empty, partial, truncated and NaN input,
+  --tool baseline     tdc compare on empty, partial, truncated and NaN input,
                       and on whole results folders
   --tool filter       a tdc_bench_* program whose --benchmark_filter matches
                       nothing or is no regex: exit 2, one line, no 0-byte JSON
@@ -16,7 +16,8 @@
 
 Each case also has a positive control, so a tool that always fails cannot
 pass either. --ci-dir runs the Python cases against another checkout's ci/
-(how the cases were seen to fail before the tools were fixed).
+(how the cases were seen to fail before the tools were fixed; one from
+before `tdc <verb>` had check-thresholds and compare as scripts in its ci/).
 """
 import argparse
 import copy
@@ -96,8 +97,16 @@ class Cases:
         return run
 
 
+def verb(tools, name):
+    """tdc NAME from the ci/ folder `tools` (PYTHONPATH, set by main), or its
+    ci/NAME script in a checkout from before the verbs."""
+    if os.path.isfile(os.path.join(tools, "tdc", "verbs.py")):
+        return [sys.executable, "-m", "tdc", name]
+    return [sys.executable, os.path.join(tools, name)]
+
+
 def thresholds_cases(c, tools):
-    tool = [sys.executable, os.path.join(tools, "check-thresholds")]
+    tool = verb(tools, "check-thresholds")
     results = c.write("results.json", gbench_json([CPU_D2D, CPU_SEED, LOOPBACK_H2D]))
 
     def gate(what, thresholds, want, result_files=None, extra=()):
@@ -165,7 +174,7 @@ def thresholds_cases(c, tools):
 
 
 def baseline_cases(c, tools):
-    tool = [sys.executable, os.path.join(tools, "compare")]
+    tool = verb(tools, "compare")
     three = [CPU_D2D, CPU_SEED, LOOPBACK_H2D]
     base = c.write("base.json", gbench_json(three))
     same = c.write("same.json", gbench_json(three))
@@ -189,7 +198,7 @@ def baseline_cases(c, tools):
         if os.path.basename(truncated) not in gate(what, baseline, contender, 2).stderr:
             c.failures.append(f"{what}: the one line does not name the damaged file")
     gate("--max-regression nan", base, same, 2, "--max-regression", "nan")
-    # Whole results folders (ci/compare OLD NEW): pairs files by name.
+    # Whole results folders (tdc compare OLD NEW): pairs files by name.
     folders = {}
     for tag, files in (("old", {"transfer_host.json": three}), ("same", {"transfer_host.json": three}),
                        ("slow", {"transfer_host.json": [(n, s * 3, r and r / 3) for n, s, r in three]}),
@@ -246,11 +255,12 @@ def main():
     parser.add_argument("--tool", choices=("thresholds", "baseline", "filter", "device-error"),
                         required=True)
     parser.add_argument("--ci-dir", default=os.path.join(ROOT, "ci"),
-                        help="where ci/check-thresholds and ci/compare are")
+                        help="the ci/ folder whose check-thresholds and compare are run")
     parser.add_argument("--exe", action="append", default=[], help="tdc_bench_* (filter)")
     parser.add_argument("--forward", help="tdc_bench_forward (device-error)")
     parser.add_argument("--loopback", help="libtdc_loopback.so (device-error)")
     args = parser.parse_args()
+    os.environ["PYTHONPATH"] = os.path.abspath(args.ci_dir)  # the tools run are that folder's
     with tempfile.TemporaryDirectory() as work:
         c = Cases(work)
         if args.tool == "thresholds":

@@ -8,14 +8,14 @@ No verdict here depends on how fast or how loaded the host is: the delay is
 hundreds of times what the normal benchmarks take even on a loaded 2-core
 host (a 4 KiB copy takes microseconds, the seed forward under a millisecond
 at load average 14), and every limit sits a factor of ten or more from both.
-A host's speed is what ci/run-benchmarks measures; it is not asserted here.
+A host's speed is what tdc run-benchmarks measures; it is not asserted here.
 
---gate thresholds: ci/check-thresholds with limits made for the delay (every
+--gate thresholds: tdc check-thresholds with limits made for the delay (every
   copy, latency and forward at most a tenth of the delay) passes the normal
   run and fails the delayed one; bench/thresholds.json fails the delayed run
   too. The normal run against bench/thresholds.json is printed, a figure of
   this host, not a verdict.
---gate baseline: ci/compare with its documented defaults (ci/compare --help).
+--gate baseline: tdc compare with its documented defaults (tdc compare --help).
   Its negative compares two halves of one normal run whose repetitions were
   interleaved with each other (alternate repetitions of each benchmark):
   both halves saw the same load, so a busy spell cannot make one of them a
@@ -35,13 +35,12 @@ import sys
 
 from tdc import ROOT, discovery_env
 
-CI = os.path.join(ROOT, "ci")
 # Accelerator-side benchmarks only (not cpu): 4 KiB and 256 KiB copies and
 # the seed forward, each microseconds unless delayed.
 TIMED_COPIES = "h2d/[a-z]+:0/4096/"
 FILTER = "h2d/[a-z]+:0/(4096|262144)/|seed_float32/[a-z]+:0/"
 SIZES = (4096, 262144)
-# ci/compare's --min-repetitions: each half of the normal run needs as many.
+# tdc compare's --min-repetitions: each half of the normal run needs as many.
 REPETITIONS = 10
 # The loopback's device type: 'privateuseone' on LibTorch 1.13 (no renaming).
 LOOPBACK_TYPES = ("loopback", "privateuseone")
@@ -68,7 +67,7 @@ def bench(args, tag, delay_us, only=FILTER, programs=None, repetitions=None):
 
 def gate(cmd):
     run = subprocess.run([sys.executable, *cmd], capture_output=True, text=True)
-    print(f"$ {' '.join(cmd)}\n{run.stdout}{run.stderr}exit {run.returncode}\n")
+    print(f"$ python3 {' '.join(cmd)}\n{run.stdout}{run.stderr}exit {run.returncode}\n")
     return run.returncode
 
 
@@ -119,7 +118,7 @@ def write_json(path, document):
 
 def halves(path):
     """Two Google Benchmark files made of one run's alternate repetitions of
-    each benchmark (its aggregates left out: ci/compare reads the
+    each benchmark (its aggregates left out: tdc compare reads the
     repetitions). With the repetitions interleaved, neighbours in time land
     in different halves."""
     with open(path) as f:
@@ -153,7 +152,7 @@ def main():
     if args.gate == "thresholds":
         normal = bench(args, "normal", 0)
         slow = bench(args, "slow", args.delay_us)
-        check = [os.path.join(CI, "check-thresholds"), "--thresholds"]
+        check = ["-m", "tdc", "check-thresholds", "--thresholds"]
         own = write_json(os.path.join(args.work, "thresholds_for_the_delay.json"), thresholds_for(args.delay_us))
         project = os.path.join(ROOT, "bench", "thresholds.json")
         expectations = [("normal run, limits for the delay", gate(check + [own] + normal), 0),
@@ -164,7 +163,7 @@ def main():
     else:
         normal = bench(args, "normal", 0, repetitions=2 * REPETITIONS)
         slow = bench(args, "slow", args.delay_us, repetitions=REPETITIONS)
-        compare = [os.path.join(CI, "compare"), "--verbose"]
+        compare = ["-m", "tdc", "compare", "--verbose"]
         for name, whole, delayed in zip(("transfer", "forward"), normal, slow):
             first, second = halves(whole)
             expectations.append((f"{name}: normal vs normal, interleaved halves of one run",

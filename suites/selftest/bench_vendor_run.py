@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Self-test: a vendor's backend is benchmarked. With TDC_BACKEND_LIBS and
 TDC_EXPECT naming a backend's devices (here the loopback library, as a vendor
-would load theirs), ci/run-benchmarks must exit 0 and its host run must hold results
+would load theirs), tdc run-benchmarks must exit 0 and its host run must hold results
 for those devices: the step a vendor's level 3 gates on.
 
 The floors it checks are bench/thresholds.json's divided by a thousand (its
 limits times a thousand): the same entries, so every result still needs one
 (--require-thresholds), but no load on a shared host can take a working
 copy or forward below them. Whether this host meets the real floors is a
-measurement (ci/run-benchmarks), not what this test is about.
+measurement (tdc run-benchmarks), not what this test is about.
 
   bench_vendor_run.py --build-dir BUILD --work DIR
 """
@@ -59,12 +59,12 @@ def main():
     thresholds = os.path.join(args.work, "thresholds_loosened.json")
     with open(thresholds, "w") as f:
         json.dump(floors, f, indent=1)
-    run = subprocess.run([sys.executable, os.path.join(ROOT, "ci", "run-benchmarks"), "--build-dir", args.build_dir,
+    run = subprocess.run([sys.executable, "-m", "tdc", "run-benchmarks", "--build-dir", args.build_dir,
                           "--out", args.work, "--quick", "--cold-start-runs", "1", "--thresholds", thresholds],
                          env=env, capture_output=True, text=True, timeout=600)
     print(run.stdout[-3000:], run.stderr[-2000:])
     if run.returncode != 0:
-        sys.exit(f"FAIL: ci/run-benchmarks exited {run.returncode} with TDC_EXPECT={env['TDC_EXPECT']}")
+        sys.exit(f"FAIL: tdc run-benchmarks exited {run.returncode} with TDC_EXPECT={env['TDC_EXPECT']}")
     with open(os.path.join(args.work, "transfer_host.json")) as f:
         names = [b["name"] for b in json.load(f)["benchmarks"]]
     if not any(f"{device_type}:0" in n for n in names):

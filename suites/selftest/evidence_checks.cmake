@@ -4,7 +4,7 @@ set(ci "${PROJECT_SOURCE_DIR}/ci")
 set(nested_runs "")
 
 tdc_add_selftest(NAME mustpass_lists_match_the_suites
-  COMMAND "${Python3_EXECUTABLE}" "${ci}/mustpass" --build-dir=${CMAKE_BINARY_DIR} --check)
+  COMMAND "${Python3_EXECUTABLE}" -m tdc mustpass --build-dir=${CMAKE_BINARY_DIR} --check)
 tdc_add_selftest(NAME mustpass_check_fails_on_a_stale_list
   COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/stale_mustpass.py" --build-dir=${CMAKE_BINARY_DIR})
 list(APPEND nested_runs mustpass_lists_match_the_suites mustpass_check_fails_on_a_stale_list)
@@ -89,4 +89,4 @@ list(TRANSFORM nested_runs PREPEND "selftest.")
 # A backstop for a hang, far above what they take: each ci/health inside
 # gets health_budget.py's budget, which no load seen here comes near.
 set_tests_properties(${nested_runs} PROPERTIES RESOURCE_LOCK tdc_nested_ctest TIMEOUT 3600)
-set_property(TEST ${nested_runs} APPEND PROPERTY LABELS nested)  # ci/ctest-profile counts them
+set_property(TEST ${nested_runs} APPEND PROPERTY LABELS nested)  # tdc ctest-profile counts them

@@ -8,7 +8,8 @@ set(tdc_python_path "PYTHONPATH=${PROJECT_SOURCE_DIR}/ci")
 # self-tests, ci/selftest's first build). The hooks' compile check is C++.
 if(TDC_TOOL_SELFTESTS)
 tdc_add_selftest(NAME faults.registry_hooks_and_docs_agree
-  COMMAND "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/ci/faults" --check)
+  COMMAND "${Python3_EXECUTABLE}" -m tdc faults --check
+  ENVIRONMENT "${tdc_python_path}")
 tdc_add_selftest(NAME faults.registry_check_has_teeth
   COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fault_registry_checks.py"
   ENVIRONMENT "${tdc_python_path}")

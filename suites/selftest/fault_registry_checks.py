@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`ci/faults --check` has teeth: a registry fault without a must-fail check,
+"""`tdc faults --check` has teeth: a registry fault without a must-fail check,
 an unknown key, damaged JSON or a name declared twice is refused (exit 2, one
 line); a fault without a hook, a hook for no fault, or a doc that names a
 fault the registry lacks fails the check (exit 1); the project's own
@@ -17,11 +17,8 @@ import tempfile
 from case_report import report
 from tdc import faults
 
-CLI = os.path.join(faults.ROOT, "ci", "faults")
-
-
 def run(*args):
-    done = subprocess.run([sys.executable, CLI, *args], capture_output=True, text=True, timeout=60,
+    done = subprocess.run([sys.executable, "-m", "tdc", "faults", *args], capture_output=True, text=True, timeout=60,
                           env=dict(os.environ, PYTHONPATH=os.path.join(faults.ROOT, "ci")))
     return done.returncode, done.stdout, done.stderr
 

@@ -32,22 +32,27 @@ CI = os.path.join(ROOT, "ci")
 PY = sys.executable
 
 
+# Entry points that are verbs (`python3 -m tdc VERB`, ci/ on PYTHONPATH), and
+# the files an older checkout had for them instead (--ci-dir, before the
+# verbs: a script in its ci/, or in bench/ for the gates).
+OLDER = {"summarize": ("ci", "summarize.py"), "verdict": ("ci", "verdict.py"), "run": ("ci", "run-level"),
+         "package": ("ci", "package"), "verify": ("ci", "verify"), "merge": ("ci", "merge"),
+         "fleet-plan": ("ci", "fleet-plan"), "mustpass": ("ci", "mustpass"),
+         "check-thresholds": ("bench", "check_thresholds.py"), "compare": ("bench", "compare_baseline.py"),
+         "check-waivers": ("ci", "check_waivers.py"), "annotate": ("ci", "annotate_junit.py"),
+         "context": ("ci", "context.py")}
+
+
 def commands(ci):
-    """The command line of each entry point, in the ci/ folder `ci`."""
-    def tool(name, older):
-        path = os.path.join(ci, name)
-        return path if os.path.exists(path) else os.path.join(os.path.dirname(ci), older)
-    return {
-        "summarize": [PY, f"{ci}/summarize.py"], "verdict": [PY, f"{ci}/verdict.py"], "health": [f"{ci}/health"],
-        "run": [PY, "-m", "tdc", "run"], "package": [PY, f"{ci}/package"], "verify": [PY, f"{ci}/verify"],
-        "merge": [PY, f"{ci}/merge"], "fleet-plan": [PY, f"{ci}/fleet-plan"],
-        "mustpass": [PY, f"{ci}/mustpass"],
-        "check-thresholds": [PY, tool("check-thresholds", "bench/check_thresholds.py"), "--thresholds",
-                             os.path.join(ROOT, "bench", "thresholds.json")],
-        "compare": [PY, tool("compare", "bench/compare_baseline.py")],
-        "check-waivers": [PY, f"{ci}/check_waivers.py"], "annotate": [PY, f"{ci}/annotate_junit.py"],
-        "context": [PY, f"{ci}/context.py"],
-    }
+    """The command line of each entry point, in the ci/ folder `ci` (run with PYTHONPATH=ci)."""
+    has_verbs = os.path.isfile(os.path.join(ci, "tdc", "verbs.py"))
+
+    def tool(verb):
+        return [PY, "-m", "tdc", verb] if has_verbs else [PY, os.path.join(os.path.dirname(ci), *OLDER[verb])]
+    found = {verb: tool(verb) for verb in OLDER}
+    found["check-thresholds"] += ["--thresholds", os.path.join(ROOT, "bench", "thresholds.json")]
+    found["health"] = [f"{ci}/health"]
+    return found
 
 
 COMMANDS = commands(CI)
@@ -61,14 +66,16 @@ def synthetic_results(folder):
 
 
 def synthetic_package(results_dir, out):
-    run = subprocess.run([PY, f"{CI}/package", results_dir, "--product=hostile", "--submitter=corpus",
-                          f"--out={out}"], capture_output=True, text=True, timeout=120)
+    run = subprocess.run([*COMMANDS["package"], results_dir, "--product=hostile", "--submitter=corpus",
+                          f"--out={out}"], capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, PYTHONPATH=CI))
     if run.returncode != 0:
         raise SystemExit(f"hostile_inputs.py: cannot make the synthetic package: {run.stderr.strip()}")
     return run.stdout.strip()
 
 
-def run_case(case, build, shared, command=COMMANDS):
+def run_case(case, build, shared, ci=CI):
+    command = commands(ci)
     with tempfile.TemporaryDirectory() as tmp:
         if case.make:
             kwargs = {}
@@ -80,7 +87,7 @@ def run_case(case, build, shared, command=COMMANDS):
         values = {"h": HOSTILE, "t": tmp, "b": build or "/nonexistent/build", "ci": CI,
                   "results": shared.get("results", ""), "package": shared.get("package", "")}
         argv = [a.format(**values) for a in case.argv]
-        env = dict(os.environ, PYTHONPATH=os.path.dirname(command["summarize"][1]), **case.env)
+        env = dict(os.environ, PYTHONPATH=ci, **case.env)
         run = subprocess.run(command[case.entry] + argv, capture_output=True, text=True, errors="replace",
                              env=env, timeout=300, cwd=tmp)
     problems = []
@@ -135,7 +142,7 @@ def main():
                 print(f"SKIP {case.entry}: {case.name}: needs --build-dir")
                 continue
             problems, status, shown = run_case(case, args.build_dir and os.path.abspath(args.build_dir), shared,
-                                               commands(os.path.abspath(args.ci_dir)))
+                                               os.path.abspath(args.ci_dir))
             print(f"{'ok  ' if not problems else 'FAIL'} {case.entry}: {case.name}: exit {status}: {shown[:160]}")
             failures += [f"{case.entry}: {case.name}: {p}" for p in problems]
     for failure in failures:

@@ -13,7 +13,7 @@ if the checks stop peeking, the fixture stops recording the property or
 summarize stops aggregating it.
 
   ordering_observed.py --streams tdc_streams --events tdc_events --loopback libtdc_loopback.so
-                       --summarize ci/summarize.py"""
+(summarize is `python3 -m tdc summarize`: ci/ on PYTHONPATH, as ctest sets it)"""
 import argparse
 import json
 import os
@@ -60,7 +60,7 @@ def run_mode(args, work, name, extra_env):
         f.write(f'<testsuite tests="{len(entries)}">'
                 + "".join(f'<testcase name="{e}" time="0.1"/>' for e in entries) + "</testsuite>\n")
     out = os.path.join(folder, "summary.json")
-    run = subprocess.run([sys.executable, args.summarize, "--junit", junit, "--gtest-dir", gtest_dir, "--out", out],
+    run = subprocess.run([sys.executable, "-m", "tdc", "summarize", "--junit", junit, "--gtest-dir", gtest_dir, "--out", out],
                          capture_output=True, text=True)
     if run.returncode not in (0, 1) or not os.path.exists(out):
         raise SystemExit(f"FAILED: {name}: summarize exited {run.returncode}: {run.stderr.strip()}")
@@ -102,7 +102,6 @@ def main():
     parser.add_argument("--streams", required=True)
     parser.add_argument("--events", required=True)
     parser.add_argument("--loopback", required=True)
-    parser.add_argument("--summarize", required=True)
     args = parser.parse_args()
     problems, said = [], []
     with tempfile.TemporaryDirectory() as work:

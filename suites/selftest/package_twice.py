@@ -55,18 +55,19 @@ class Tree:
     def __init__(self, root, build, env):
         self.root, self.build, self.env, self.runs = root, build, env, 0
 
-    def tool(self, name, *args, timeout=600):
-        return subprocess.run([os.path.join(self.root, "ci", name), *args], env=self.env, cwd=self.root,
+    def tool(self, verb, *args, timeout=600):
+        """`bin/tdc VERB` of this copy: its own tools, not the tree's."""
+        return subprocess.run([os.path.join(self.root, "bin", "tdc"), verb, *args], env=self.env, cwd=self.root,
                               capture_output=True, text=True, timeout=timeout)
 
     def run_level(self):
         """One level-1 run: (its results folder, its stderr)."""
         self.runs += 1
         results = os.path.join(self.root, "build", "conformance-selftest", f"results{self.runs}")
-        run = self.tool("run-level", f"--build-dir={self.build}", f"--results={results}", "--level=1",
+        run = self.tool("run", f"--build-dir={self.build}", f"--results={results}", "--level=1",
                         "--jobs=2", "--quiet", timeout=1800)
         if run.returncode != 0:
-            raise AssertionError(f"ci/run-level exited {run.returncode}: {run.stdout[-2000:]}{run.stderr[-2000:]}")
+            raise AssertionError(f"tdc run exited {run.returncode}: {run.stdout[-2000:]}{run.stderr[-2000:]}")
         return results, run.stderr
 
     def package(self, results, *extra):

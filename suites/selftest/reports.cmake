@@ -1,4 +1,4 @@
-# Fleets and reports (issue "Fleets and nightly matrices"): ci/merge, ci/report,
+# Fleets and reports (issue "Fleets and nightly matrices"): ci/merge, tdc report,
 # tdc.fleet and tdc.report. They run on Debian's python3 with jinja2,
 # matplotlib, jsonschema, junitparser, yaml, selenium and chromium
 # (ci/lib.sh tdc_provision_report_tools); a missing one fails the entry with

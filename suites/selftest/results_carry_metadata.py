@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """The fixtures record each test's check, device, device_type and dtype as
-GoogleTest properties, and ci/summarize.py reports those, not what it could
+GoogleTest properties, and tdc summarize reports those, not what it could
 guess from the test's name. Proved by running one dtype check on the
 loopback as tdc_batch would (its ctest entry and result name recorded as
 properties), then renaming its result (as a ctest prefix or a vendor's label
 would) and seeing the device still come from the properties; and by the
 control: with the metadata stripped, summarize has no dtype to report.
 
-  results_carry_metadata.py --suite tdc_forward --loopback libtdc_loopback.so --summarize ci/summarize.py"""
+  results_carry_metadata.py --suite tdc_forward --loopback libtdc_loopback.so
+(summarize is `python3 -m tdc summarize`: ci/ on PYTHONPATH, as ctest sets it)"""
 import argparse
 import json
 import os
@@ -45,8 +46,8 @@ def junit_with(path, name):
         f.write(f'<testsuite tests="1"><testcase name="{name}" time="0.1"/></testsuite>\n')
 
 
-def summarize(script, junit, gtest_dir, out):
-    run = subprocess.run([sys.executable, script, "--junit", junit, "--gtest-dir", gtest_dir, "--out", out],
+def summarize(junit, gtest_dir, out):
+    run = subprocess.run([sys.executable, "-m", "tdc", "summarize", "--junit", junit, "--gtest-dir", gtest_dir, "--out", out],
                          capture_output=True, text=True)
     if run.returncode != 0:
         raise SystemExit(f"FAILED: summarize exited {run.returncode}: {run.stderr.strip()}")
@@ -58,7 +59,6 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--suite", required=True)
     parser.add_argument("--loopback", required=True)
-    parser.add_argument("--summarize", required=True)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as work:
         # A name whose suffix no longer says the device: only the
@@ -76,7 +76,7 @@ def main():
         rename(xml_path, metadata=True)
         junit = os.path.join(work, "junit.xml")
         junit_with(junit, ENTRY)
-        test = summarize(args.summarize, junit, gtest_dir, os.path.join(work, "summary.json"))
+        test = summarize(junit, gtest_dir, os.path.join(work, "summary.json"))
         problems = []
         if test.get("check") != TEST:
             problems.append(f"check {test.get('check')!r}, expected {TEST!r}")
@@ -88,7 +88,7 @@ def main():
 
         # The control: the same result without its metadata.
         rename(xml_path, metadata=False)
-        stripped = summarize(args.summarize, junit, gtest_dir, os.path.join(work, "stripped.json"))
+        stripped = summarize(junit, gtest_dir, os.path.join(work, "stripped.json"))
         if "dtype" in stripped or stripped.get("device") == test.get("device"):
             problems.append(f"without properties summarize still reported {stripped}: it is not reading them")
     return finish(problems, f"{test.get('check')} on {test.get('device')} ({test.get('dtype')}) "

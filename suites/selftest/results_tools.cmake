@@ -44,7 +44,7 @@ if(TARGET tdc_loopback)
   tdc_add_selftest(NAME ordering_observed_per_device TIMEOUT 600
     COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/ordering_observed.py"
       --streams $<TARGET_FILE:tdc_streams> --events $<TARGET_FILE:tdc_events>
-      --loopback $<TARGET_FILE:tdc_loopback> --summarize "${PROJECT_SOURCE_DIR}/ci/summarize.py")
+      --loopback $<TARGET_FILE:tdc_loopback>)
 endif()
 
 # Failures that say more (issue "Results a CI system and a person can use",

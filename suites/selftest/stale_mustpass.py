@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""ci/mustpass --check fails, naming both sides, when a committed list lacks
+"""tdc mustpass --check fails, naming both sides, when a committed list lacks
 a check the suites have and lists one they do not.
 
   stale_mustpass.py --build-dir BUILD"""
@@ -24,7 +24,7 @@ def main():
         lines = open(path).read().splitlines()
         dropped = next(l for l in lines if l and not l.startswith("#"))
         open(path, "w").write("\n".join([l for l in lines if l != dropped] + ["Ghost.NeverWritten", ""]))
-        run = subprocess.run([sys.executable, os.path.join(ROOT, "ci", "mustpass"),
+        run = subprocess.run([sys.executable, "-m", "tdc", "mustpass",
                               f"--build-dir={args.build_dir}", "--check", f"--mustpass-dir={lists}"],
                              capture_output=True, text=True, timeout=600)
     print(run.stdout, run.stderr)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""summarize.py lists a failure whose output says "prerequisite failed: ...
+"""tdc summarize lists a failure whose output says "prerequisite failed: ...
 (checked by X)" under X, root causes first, in summary.json and on the
 console, each group with the root cause's reason (its first failure line,
 not ctest's empty or generic message) and its dependents counted on one line."""
@@ -17,10 +17,9 @@ REASON = "Module::to(loopback:0) threw: set_data: incompatible tensor type"
 
 
 def main():
-    summarize = os.path.join(HERE, "..", "..", "ci", "summarize.py")
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "summary.json")
-        run = subprocess.run([sys.executable, summarize, "--junit",
+        run = subprocess.run([sys.executable, "-m", "tdc", "summarize", "--junit",
                               os.path.join(HERE, "damaged", "root_causes.xml"), "--out", out],
                              capture_output=True, text=True)
         groups = json.load(open(out)).get("failures_by_root_cause") if os.path.exists(out) else None

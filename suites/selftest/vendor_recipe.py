@@ -59,7 +59,7 @@ def run_recipe(commands, build_dir, library, name, workdir):
         if command in build_lines:
             continue
         command = command.replace(VENDOR_LIBRARY, library).replace(VENDOR_BUILD, build_dir)
-        if command.startswith("ci/"):  # the tree's own tools, from wherever it is run
+        if command.startswith(("ci/", "bin/")):  # the tree's own tools, from wherever it is run
             command = os.path.join(ROOT, command)
         command = command.replace(f"{VENDOR_NAME}:", f"{name}:")
         script.append(command)

@@ -1,6 +1,6 @@
 # Waivers fail closed: a waiver that cannot apply is an error (exit 2, one
 # line naming file:line) or, when only the whole set of suites can tell, a
-# "waiver matched no test" failure of ci/check_waivers.py. Included from
+# "waiver matched no test" failure of tdc check-waivers. Included from
 # suites/selftest/CMakeLists.txt (check_run, waivers are set there).
 
 set(bad_waivers
@@ -78,12 +78,11 @@ foreach(case unknown_device_type typo_in_check)
     COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 1
       --stdout-has "waiver matched no test: ${waivers}/${case}.txt:2"
       --env "TDC_KNOWN_FAILURES=${waivers}/${case}.txt"
-      -- "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/ci/check_waivers.py" ${forward_runs})
+      -- "${Python3_EXECUTABLE}" -m tdc check-waivers ${forward_runs})
 endforeach()
 tdc_add_selftest(NAME waiver_matched.project_waivers_all_apply
   COMMAND "${Python3_EXECUTABLE}" "${check_run}" --exit 0 --stdout-has "0 matched no test"
     --env "TDC_KNOWN_FAILURES=${PROJECT_SOURCE_DIR}/suites/selftest/waivers/waives_the_sabotaged_guard.txt"
-    -- "${Python3_EXECUTABLE}" "${PROJECT_SOURCE_DIR}/ci/check_waivers.py"
-      "--run=$<TARGET_FILE:tdc_mismatch_guard>")
+    -- "${Python3_EXECUTABLE}" -m tdc check-waivers "--run=$<TARGET_FILE:tdc_mismatch_guard>")
 tdc_add_pytest_selftest(NAME waiver_matched_no_test.after_a_kept_pass FILE test_waiver_memo.py
   ENVIRONMENT TDC_CHECK_WAIVERS_RUN=$<TARGET_FILE:tdc_mismatch_guard>)

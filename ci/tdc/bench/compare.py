@@ -2,12 +2,12 @@
 results folders (ci/conformance's results/bench: every Google Benchmark JSON
 file of the baseline folder is paired with the file of the same name).
 
-  ci/compare OLD NEW [--max-regression 0.10] [--noise-factor 3] [--min-repetitions 10]
+  tdc compare OLD NEW [--max-regression 0.10] [--noise-factor 3] [--min-repetitions 10]
              [--allow-partial] [--verbose]
-  ci/compare --baseline OLD.json --contender NEW.json [...]
+  tdc compare --baseline OLD.json --contender NEW.json [...]
 
 A benchmark regressed when both hold (each side needs --min-repetitions,
-default 10, taken interleaved with the other benchmarks: ci/run-benchmarks
+default 10, taken interleaved with the other benchmarks: tdc run-benchmarks
 runs the programs so, `--benchmark_repetitions=10
 --benchmark_enable_random_interleaving=true`; fewer cannot tell a shared
 runner's load from a change, and are listed as not compared):

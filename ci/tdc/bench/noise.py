@@ -1,8 +1,8 @@
-"""compare-noise: how often ci/compare calls unchanged code regressed: runs the
+"""compare-noise: how often tdc compare calls unchanged code regressed: runs the
 benchmark programs back to back, in pairs, on this host's devices and the
 loopback's, and counts the benchmarks each rule calls regressed. The rules:
 `median` (the median alone grew by more than --max-regression: the rule
-before the noise floor) and `ci/compare`'s (tdc.bench.compare.judge). With
+before the noise floor) and `tdc compare`'s (tdc.bench.compare.judge). With
 --delay-us, the second run of each pair has every loopback copy delayed: the
 comparison must then call them regressed.
 
@@ -60,11 +60,11 @@ def run(argv):
                    help="delay every loopback copy of each pair's second run by this (default 0)")
     p.add_argument("--quick", action="store_true", help="the programs' quick set (CI's)")
     p.add_argument("--repetitions", type=cli.whole(3, 1000), default=10,
-                   help="interleaved repetitions per run (default 10, as ci/run-benchmarks)")
+                   help="interleaved repetitions per run (default 10, as tdc run-benchmarks)")
     p.add_argument("--max-regression", type=cli.finite, default=compare.DEFAULT_MAX_REGRESSION,
-                   help="as ci/compare's (default 0.10)")
+                   help="as tdc compare's (default 0.10)")
     p.add_argument("--noise-factor", type=cli.finite, default=compare.DEFAULT_NOISE_FACTOR,
-                   help="as ci/compare's (default 3)")
+                   help="as tdc compare's (default 3)")
     args = p.parse_args(argv)
     totals = {"compared": 0, "median": 0, "rule": 0}
     flagged_files = {"median": 0, "rule": 0, "files": 0}
@@ -76,7 +76,7 @@ def run(argv):
                 compared, by_median, by_rule = count(old, new, args.max_regression, args.noise_factor)
                 name = os.path.basename(old).rsplit("_", 1)[0]
                 print(f"pair {pair + 1} {name}: {compared} compared, regressed by the median alone: "
-                      f"{by_median}, by ci/compare: {by_rule}")
+                      f"{by_median}, by tdc compare: {by_rule}")
                 totals["compared"] += compared
                 totals["median"] += by_median
                 totals["rule"] += by_rule
@@ -86,7 +86,7 @@ def run(argv):
     load = os.getloadavg()[0]
     print(f"total: {totals['compared']} comparisons, delay {args.delay_us} us; called regressed by the median "
           f"alone: {totals['median']} ({flagged_files['median']} of {flagged_files['files']} files red), by "
-          f"ci/compare: {totals['rule']} ({flagged_files['rule']} of {flagged_files['files']} files red); "
+          f"tdc compare: {totals['rule']} ({flagged_files['rule']} of {flagged_files['files']} files red); "
           f"load average {load:.1f}")
     return 0
 

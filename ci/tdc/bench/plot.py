@@ -5,7 +5,7 @@ with no device in the way; on CUDA hosts, the raw cudaMemcpy anchor too
 when its results are given). Log-2 x axis (bytes), log-10 y axis (GB/s,
 1e9 B/s, medians). Needs matplotlib (Debian python3-matplotlib).
 
-  ci/plot-bandwidth RESULT.json... --out bandwidth.svg
+  tdc plot-bandwidth RESULT.json... --out bandwidth.svg
 Exit status: 0 written; 2 no usable input or no matplotlib (one line)."""
 import os
 import sys

@@ -11,18 +11,15 @@ import subprocess
 import sys
 import time
 
-from tdc import ROOT, cli
+from tdc import ROOT, cli, verbs
 from tdc.bench import results as bench_results
-
-CI = os.path.join(ROOT, "ci")
 
 
 def run_logged(cmd, env, log):
     started = time.monotonic()
     with open(log, "w") as f:
         code = subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, env=env).returncode
-    what = os.path.basename(cmd[1] if cmd[0].endswith(("python", "python3")) or cmd[0] == sys.executable
-                            else cmd[0])
+    what = cmd[3] if cmd[1:3] == ["-m", "tdc"] else os.path.basename(cmd[0])  # a verb, or a program
     print(f"  {what}: exit {code}, "
           f"{time.monotonic() - started:.1f} s (log: {log})")
     return code
@@ -46,7 +43,7 @@ def run(argv):
                         help="cold starts to measure (default 3 quick, 10 full)")
     parser.add_argument("--repetitions", type=cli.whole(1, 1000), default=10,
                         help="repetitions of each benchmark, interleaved with the others, so that a "
-                             "shared runner's load shows as spread (ci/compare needs 10; default 10)")
+                             "shared runner's load shows as spread (tdc compare needs 10; default 10)")
     args = parser.parse_args(argv)
 
     bin_dir = os.path.join(args.build_dir, "bin")
@@ -98,23 +95,24 @@ def run(argv):
             if os.path.exists(out):
                 results.append(out)
         runs_n = args.cold_start_runs or (3 if args.quick else 10)
-        code = run_logged([sys.executable, os.path.join(CI, "cold-start"),
-                    "--exe", programs["tdc_cold_start"], "--runs", str(runs_n),
-                    "--out", os.path.join(args.out, f"cold_start_{tag}.json"), "--", *extra],
-                   run_env, os.path.join(args.out, f"cold_start_{tag}.log"))
+        cold_start, cold_env = verbs.child("cold-start", env=run_env)
+        code = run_logged([*cold_start, "--exe", programs["tdc_cold_start"], "--runs", str(runs_n),
+                           "--out", os.path.join(args.out, f"cold_start_{tag}.json"), "--", *extra],
+                          cold_env, os.path.join(args.out, f"cold_start_{tag}.log"))
         if code != 0:
             failed.append(f"cold start ({tag}) exited {code}")
 
-    code = run_logged([sys.executable, os.path.join(CI, "check-thresholds"), "--require-thresholds",
-                       "--thresholds", args.thresholds, *results], env,
-                      os.path.join(args.out, "thresholds.txt"))
+    thresholds, tool_env = verbs.child("check-thresholds", env=env)
+    code = run_logged([*thresholds, "--require-thresholds", "--thresholds", args.thresholds, *results],
+                      tool_env, os.path.join(args.out, "thresholds.txt"))
     if code != 0:
         failed.append("threshold check failed")
     transfers = [r for r in results if os.path.basename(r).startswith("transfer_")]
     if transfers:
         plot_log = os.path.join(args.out, "plot.log")
-        code = run_logged([args.plot_python, os.path.join(CI, "plot-bandwidth"), *transfers,
-                           "--out", os.path.join(args.out, "bandwidth.svg")], env, plot_log)
+        plot, plot_env = verbs.child("plot-bandwidth", python=args.plot_python, env=env)
+        code = run_logged([*plot, *transfers, "--out", os.path.join(args.out, "bandwidth.svg")], plot_env,
+                          plot_log)
         if code != 0:  # every result is kept; only the picture is missing, and that is said
             said = [line for line in open(plot_log, errors="replace").read().splitlines() if line.strip()]
             print(f"  bandwidth plot NOT made: {said[-1] if said else f'exit {code}'}")

@@ -8,7 +8,7 @@ against the references they should match.
       PyTorch's own copy_ timed from Python. Target: >= 0.9x.
 
 (b), the harness against a bare loop of the same copies, is
-ci/harness-overhead. memcpy is no target for LibTorch's copies (those ratios
+tdc harness-overhead. memcpy is no target for LibTorch's copies (those ratios
 measured LibTorch's own per-call cost, which the suite does not own); it is
 the physical reference line of the bandwidth plot.
 

@@ -54,7 +54,7 @@ def parse_args(argv):
     parser = Parser("merge", __doc__)
     parser.add_argument("packages", nargs="*", help="tdc-*.tar.gz packages (ci/package)")
     parser.add_argument("--out", required=True, help="folder for matrix.json, junit.xml, fleet.html")
-    parser.add_argument("--tasks", help="the task list (ci/slurm/submit or ci/fleet-plan --tasks) (JSON)")
+    parser.add_argument("--tasks", help="the task list (ci/slurm/submit or tdc fleet-plan --tasks) (JSON)")
     parser.add_argument("--allowed-signers", help="OpenSSH allowed_signers: who may sign for which host")
     parser.add_argument("--history", help="folder of earlier nights' matrix.json")
     parser.add_argument("--night", help="tonight's name, YYYY-MM-DD (default: today, UTC)")

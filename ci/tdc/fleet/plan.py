@@ -1,9 +1,9 @@
-"""ci/fleet-plan: the CI templates' host x build list, as the matrix that fans
+"""tdc fleet-plan: the CI templates' host x build list, as the matrix that fans
 the nightly out and as the tasks file its merge job passes to ci/merge.
 
-  ci/fleet-plan HOSTS --github-matrix
-  ci/fleet-plan HOSTS --gitlab-matrix
-  ci/fleet-plan HOSTS --tasks=FILE --packages=DIR [--run-id=ID]
+  tdc fleet-plan HOSTS --github-matrix
+  tdc fleet-plan HOSTS --gitlab-matrix
+  tdc fleet-plan HOSTS --tasks=FILE --packages=DIR [--run-id=ID]
 
 HOSTS (ci/templates/fleet-hosts.json, which the lab edits) is the one list
 both the matrix and the merge read, so a job that died is a row, "no

@@ -1,7 +1,7 @@
 """The report of one run: RESULTS_DIR/report.html from summary.json,
 context.json and bench/ (what ci/conformance leaves).
 
-  ci/report RESULTS_DIR [--out FILE]
+  tdc report RESULTS_DIR [--out FILE]
 It has the run's counts; "What to add" (one line per root cause, most
 failures first, each with its fix and docs/backends.md section) and the
 missing kernels (kernel, the checks that needed it, the fix); failures by
@@ -44,7 +44,7 @@ def capped(message, cap=MESSAGE_CAP):
 
 def seed_of(results_dir):
     """{key: value} of the seed's report (device_select's lines), or None
-    when the run kept none (ci/report on an older run, `tdc run` alone)."""
+    when the run kept none (tdc report on an older run, `tdc run` alone)."""
     try:
         with open(os.path.join(results_dir, SEED_FILE), encoding="utf-8", errors="replace") as f:
             text = f.read(65536)
