@@ -50,7 +50,7 @@ def annotate(root, context, name, messages):
 
 
 def parser():
-    p = cli.Parser("annotate_junit", __doc__)
+    p = cli.Parser("annotate", __doc__)
     p.add_argument("--junit", required=True, help="ctest's JUnit file, rewritten in place")
     p.add_argument("--context", required=True, help="the run's context.json")
     p.add_argument("--name", default="tdc", help="the <testsuite> name (default tdc)")
@@ -83,4 +83,4 @@ def run(argv):
 
 
 def main(argv=None):
-    return cli.run_main("annotate_junit", run, argv)
+    return cli.run_main("annotate", run, argv)

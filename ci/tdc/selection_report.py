@@ -40,7 +40,7 @@ def problems_of(text):
 
 
 def run(argv):
-    p = cli.Parser("check_selection_report", __doc__)
+    p = cli.Parser("selection-report", __doc__)
     p.add_argument("report", help="device_select --verbose output")
     args = p.parse_args(argv)
     found, problems = problems_of(safeio.read_text(args.report, "selection report"))
@@ -52,4 +52,4 @@ def run(argv):
 
 
 def main(argv=None):
-    return cli.run_main("check_selection_report", run, argv)
+    return cli.run_main("selection-report", run, argv)
