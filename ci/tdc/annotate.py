@@ -1,8 +1,10 @@
-"""annotate: puts context.json into ctest's JUnit file, and each failure's
+"""annotate: puts the run's context into a JUnit document, and each failure's
 reason into its <failure message>, so that a JUnit viewer (a CI system,
 python3-junitparser) shows where and with what the run was made, and why
 each test failed: <testsuite name> and hostname (ctest leaves "(empty)" and
 ""), one <property> per context value, and the message ctest leaves empty.
+tdc run calls the functions (annotate, messages_of, run_junit) on what it
+holds in memory; the verb reads and rewrites files.
 
   tdc annotate --junit FILE --context context.json [--name NAME] [--summary summary.json]
 With --summary, each failed <testcase> gets the summary's message (GoogleTest's
@@ -30,8 +32,28 @@ def flatten(value, prefix=""):
     return pairs
 
 
-def annotate(root, context, name, messages):
+def messages_of(summary):
+    """{testcase name: failure message} of a summary: each failed test's, and
+    a batched entry (ctest's JUnit: one testcase per entry) its failed
+    checks', which the summary lists with their entry."""
+    messages = {t["name"]: t["message"] for t in summary["tests"] if t["status"] == results.FAILED}
+    failed_checks = {}
+    for test in summary["tests"]:
+        if test["status"] == results.FAILED and test.get("entry") and test["name"] != test["entry"]:
+            failed_checks.setdefault(test["entry"], []).append(test["name"])
+    for entry, failed in failed_checks.items():
+        if entry not in messages:
+            messages[entry] = f"{len(failed)} check(s) failed, e.g. {failed[0]}: {messages[failed[0]]}"
+    return messages
+
+
+def annotate(root, context, name, messages, where="the JUnit document"):
+    """Annotates the JUnit tree root in place (context: the context
+    document; messages: messages_of's) and returns it; InputError when it
+    has no <testsuite>."""
     suites = [root] if root.tag == "testsuite" else list(root.iter("testsuite"))
+    if root.tag not in ("testsuite", "testsuites") or not suites:
+        raise InputError(f"{where} has no <testsuite>")
     for suite in suites:
         suite.set("name", name)
         suite.set("hostname", str(context.get("host", "")))
@@ -46,7 +68,17 @@ def annotate(root, context, name, messages):
         if not message:
             continue
         junit_report.set_failure_message(case, message)
-    return suites
+    return root
+
+
+def run_junit(summary, context, name):
+    """The run's junit.xml (one testcase per check per device,
+    tdc.junit_report.document) with its context. Laid out as it was when
+    annotate rewrote the written file: the testcases indented, the context's
+    <properties> on one line."""
+    root = junit_report.document(summary, name)
+    ET.indent(root)
+    return annotate(root, context, name, {})
 
 
 def parser():
@@ -61,24 +93,10 @@ def parser():
 def run(argv):
     args = parser().parse_args(argv)
     context = results.read(args.context, "context")
-    messages = {}
     root = safeio.parse_xml(args.junit, "JUnit file")
-    if args.summary:
-        summary = results.read(args.summary, "summary")
-        messages = {t["name"]: t["message"] for t in summary["tests"] if t["status"] == results.FAILED}
-        # A batched entry (ctest's JUnit: one testcase per entry) names its
-        # failed checks, which the summary lists with their entry.
-        failed_checks = {}
-        for test in summary["tests"]:
-            if test["status"] == results.FAILED and test.get("entry") and test["name"] != test["entry"]:
-                failed_checks.setdefault(test["entry"], []).append(test["name"])
-        for entry, failed in failed_checks.items():
-            if entry not in messages:
-                messages[entry] = f"{len(failed)} check(s) failed, e.g. {failed[0]}: {messages[failed[0]]}"
-    if root.tag not in ("testsuite", "testsuites") or not annotate(root, context, args.name, messages):
-        raise InputError(f"{args.junit} has no <testsuite>")
-    safeio.write_text(args.junit, ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n",
-                      "JUnit file")
+    messages = messages_of(results.read(args.summary, "summary")) if args.summary else {}
+    annotate(root, context, args.name, messages, args.junit)
+    junit_report.write_tree(args.junit, root)
     return 0
 
 

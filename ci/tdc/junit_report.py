@@ -11,7 +11,9 @@ a known failure is a <skipped>).
   result's full name ("loopback:Placement.X/loopback_0"), its classname the
   check, and a failure or skip carries its reason as the message.
 - ctest's JUnit where ctest wrote none (ctest_document) and the failure
-  message written into ctest's own (set_failure_message).
+  message written into ctest's own (set_failure_message); a tree's file
+  text (file_text, write_tree: tdc run writes each of its JUnit files once,
+  annotated in memory by tdc.annotate).
 - A package's JUnit rewritten as if a check had failed (set_outcome,
   set_suite_counts: the fleet's forgeries).
 - The fleet's merged JUnit (Stream), written a <testsuite> at a time, with
@@ -117,13 +119,21 @@ def document(summary, name):
     return root
 
 
-def _text_of(root):
-    ET.indent(root)
+def file_text(root):
+    """A JUnit tree's file text, laid out as the tree is (no indentation added)."""
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
 
 
+def write_tree(path, root):
+    """Writes a JUnit tree (atomically: tdc.safeio)."""
+    safeio.write_text(path, file_text(root), "JUnit file")
+
+
 def write(path, summary, name):
-    safeio.write_text(path, _text_of(document(summary, name)), "JUnit file")
+    """A summary's JUnit file (document), indented."""
+    root = document(summary, name)
+    ET.indent(root)
+    write_tree(path, root)
 
 
 # ctest's words (its log, tdc.ctest.outcomes) -> its JUnit's status attribute.
@@ -144,11 +154,6 @@ def ctest_document(outcomes, note):
         elif case.get("status") == "notrun":
             ET.SubElement(case, "skipped", message=f"ctest: {outcome}")
     return root
-
-
-def write_ctest(path, outcomes, note):
-    safeio.write_text(path, ET.tostring(ctest_document(outcomes, note), encoding="unicode",
-                                        xml_declaration=True) + "\n", "JUnit file")
 
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")

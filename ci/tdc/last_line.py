@@ -75,31 +75,43 @@ def refusals(summary, context, level, failed, failed_steps):
     return why
 
 
+def verdict_words(found):
+    """The level's verdict (tdc.verdict's document) when it is not healthy:
+    a level whose checks all passed can still miss checks."""
+    if found.get("verdict") == "healthy":
+        return []
+    return [f"{found.get('verdict')}: {found.get('message')}"]
+
+
 def verdict_reason(path):
-    """The level's verdict (--verdict FILE, tdc.verdict) when it is not
-    healthy: a level whose checks all passed can still miss checks."""
+    """verdict_words of the verdict file at path (--verdict FILE); [] without one."""
     if not path:
         return []
     try:
         found = safeio.load_json(path, "verdict", kind=dict)
     except InputError as error:
         return [f"no readable verdict ({error})"]
-    if found.get("verdict") == "healthy":
-        return []
-    return [f"{found.get('verdict')}: {found.get('message')}"]
+    return verdict_words(found)
 
 
 def compose(results_dir, level, status, failed_steps=(), verdict_path=None):
-    """[the caveat's line, if any] + [the verdict line]."""
+    """[the caveat's line, if any] + [the verdict line], of the summary.json
+    and verdict file a run left."""
     summary_path = os.path.join(results_dir, "summary.json")
     try:
         summary = results.read(summary_path, "summary")
     except InputError as error:  # fail closed: a run without a readable summary passed nothing
         return [f"LEVEL {level} ERROR: no usable summary ({error}) (exit {max(status, 2)})"]
+    return lines_of(summary, results_dir, level, status, failed_steps, verdict_reason(verdict_path))
+
+
+def lines_of(summary, results_dir, level, status, failed_steps=(), verdict_said=()):
+    """compose's lines of a summary document (tdc run: the one it holds);
+    verdict_said: verdict_words of the level's verdict, said when no check failed."""
     context = summary.get("context") or {}
     words, failed = counts(summary)
     parts = [words, *(f"{step} failed" for step in failed_steps)]
-    parts += [] if failed else verdict_reason(verdict_path)
+    parts += [] if failed else list(verdict_said)
     verdict = VERDICTS.get(status, "ERROR")
     report = os.path.join(results_dir, "report.html")
     checkout = source.is_checkout()

@@ -98,7 +98,8 @@ def fresh_results(path, announce=True):
 def run_ctest(command, env, log_path, deadline, quiet):
     """Runs ctest, its output to log_path (and the console unless quiet);
     kills its process group at `deadline` (time.monotonic()). Returns
-    (exit status, killed)."""
+    (exit status, killed, the log's text: what the run reads of it, never
+    read back from the file)."""
     # A session of its own (the budget kill ends ctest's whole group, never
     # this process), led by tdc.reaper: it kills that group when this process
     # dies, SIGKILL included, through the pipe only this process holds.
@@ -106,6 +107,7 @@ def run_ctest(command, env, log_path, deadline, quiet):
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                text=True, errors="replace", start_new_session=True)
     killed = threading.Event()
+    lines = []
 
     def kill():
         killed.set()
@@ -128,6 +130,7 @@ def run_ctest(command, env, log_path, deadline, quiet):
         with open(log_path, "w", encoding="utf-8") as log:
             for line in process.stdout:
                 log.write(line)
+                lines.append(line)
                 if not quiet:
                     sys.stdout.write(line)
         status = process.wait()
@@ -139,7 +142,7 @@ def run_ctest(command, env, log_path, deadline, quiet):
     finally:
         if timer:
             timer.cancel()
-    return status, killed.is_set()
+    return status, killed.is_set(), "".join(lines)
 
 
 class Interrupted(Exception):
@@ -153,15 +156,16 @@ def _interrupt(signum, _frame):
     raise Interrupted(signum)
 
 
-def salvage_junit(paths, budget):
-    """ctest was killed before writing its JUnit: writes one from what its
-    log says ended, marked as such; InputError when the log has no result."""
-    outcomes = ctest.outcomes(safeio.read_text(paths["ctest.log"], "ctest log"))
+def salvage_junit(log, log_path, budget):
+    """ctest was killed before writing its JUnit: the JUnit tree of what its
+    log (the text; log_path: where it is) says ended, marked as such;
+    InputError when the log has no result."""
+    outcomes = ctest.outcomes(log)
     if not outcomes:
         raise InputError(f"ctest did not finish within the budget of {budget} s and reported no result "
-                         f"(its log: {paths['ctest.log']})")
-    junit_report.write_ctest(paths["ctest-junit.xml"], outcomes,
-                             f"ctest.log: ctest was killed at the budget of {budget} s before writing its JUnit")
+                         f"(its log: {log_path})")
+    return junit_report.ctest_document(
+        outcomes, f"ctest.log: ctest was killed at the budget of {budget} s before writing its JUnit")
 
 
 def stop_time(deadline_wall, reserve):
@@ -173,8 +177,11 @@ def stop_time(deadline_wall, reserve):
 
 
 def execute(args, started, started_wall):
-    """Runs one level; returns the path of summary.json. InputError when the
-    run could not tell anything (no build, no ctest, ctest did not finish)."""
+    """Runs one level; returns (the summary document, the run's status).
+    InputError when the run could not tell anything (no build, no ctest,
+    ctest did not finish). Each step hands the next its document in memory
+    (context, summary, both JUnit trees): each file in the results folder is
+    written once, and none is read back."""
     build_dir, out = os.path.abspath(args.build_dir), os.path.abspath(args.results)
     if not os.path.isfile(os.path.join(build_dir, "CTestTestfile.cmake")):
         raise InputError(f"no TDC build at '{args.build_dir}' (--build-dir: a configured, built tree)")
@@ -194,7 +201,7 @@ def execute(args, started, started_wall):
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         described = pool.submit(context.describe, build_dir, args.level, args.command_line)
         listing = pool.submit(ctest.listed, build_dir, args.ctest_args, env)
-        results.write(paths["context.json"], described.result(), "context")
+        run_context = results.write(paths["context.json"], described.result(), "context")
         everything = listing.result()
     selection = (["-L", args.labels] if args.labels else []) + args.ctest_args
     # ctest -L: a test is selected when one of its labels matches the regex.
@@ -224,34 +231,32 @@ def execute(args, started, started_wall):
     if not args.quiet:
         print(f"\n==> level {args.level} (ctest {' '.join(selection) or '(every entry)'}): "
               f"{len(selected)} entries", file=sys.stderr)
-    status, killed = run_ctest(command, env, paths["ctest.log"], deadline, args.quiet)
+    status, killed, log = run_ctest(command, env, paths["ctest.log"], deadline, args.quiet)
     seconds = round(time.monotonic() - ctest_started, 2)
     if killed:
-        salvage_junit(paths, args.budget)
-    if not os.path.isfile(paths["ctest-junit.xml"]):
-        log = safeio.read_text(paths["ctest.log"], "ctest log")
+        ctest_junit = salvage_junit(log, paths["ctest.log"], args.budget)
+    elif os.path.isfile(paths["ctest-junit.xml"]):
+        ctest_junit = safeio.parse_xml(paths["ctest-junit.xml"], "JUnit file")   # ctest's: read once
+    else:
         last = [l for l in log.splitlines() if l.strip()]
         raise InputError(f"ctest wrote no JUnit file (exit {status}): {last[-1] if last else 'no output'}")
-    cases = junit.read(paths["ctest-junit.xml"])
+    cases = junit.cases_of_root(ctest_junit, paths["ctest-junit.xml"])
     records = gtest.read_dir(gtest_dir)
-    log = safeio.read_text(paths["ctest.log"], "ctest log")
     stopped = "The stop time has been passed" in log or killed
     why = (f"the run's budget of {args.budget} s ran out before it ended" if stopped
            else "ctest did not report it")
-    summary = summarize.build(cases, records,
-                              results.read(paths["context.json"], "context"), seconds, args.level,
-                              ctest.outcomes(log), selected, why)
+    summary = summarize.build(cases, records, run_context, seconds, args.level, ctest.outcomes(log),
+                              selected, why)
     summary = results.write(paths["summary.json"], summary, "summary")
     name = args.name or f"tdc-level{args.level}"
     # junit.xml: one testcase per check per device, what CI systems read;
     # ctest's own (one per entry) gets the context and its failures' reasons too.
-    junit_report.write(paths["junit.xml"], summary, name)
-    annotate.run(["--junit", paths["junit.xml"], "--context", paths["context.json"], "--name", name])
-    annotate.run(["--junit", paths["ctest-junit.xml"], "--context", paths["context.json"], "--name", name,
-                  "--summary", paths["summary.json"]])
+    junit_report.write_tree(paths["junit.xml"], annotate.run_junit(summary, run_context, name))
+    annotate.annotate(ctest_junit, run_context, name, annotate.messages_of(summary), paths["ctest-junit.xml"])
+    junit_report.write_tree(paths["ctest-junit.xml"], ctest_junit)
     if not args.print_verdict:  # --quiet too: the summary is what a quiet run prints
         print("\n".join(summarize.console(summary)))
-    return paths["summary.json"], 1 if summary["totals"][results.FAILED] else 0
+    return summary, 1 if summary["totals"][results.FAILED] else 0
 
 
 def write_report(results_dir):
@@ -298,18 +303,18 @@ def run(argv):
         args.labels = levels.LABELS[args.level]
     started, started_wall = time.monotonic(), time.time()
     started_iso = verdict.now_iso()
-    summary_path, why, status = os.devnull, "", 0
+    summary, why, status = None, "", 0
     if args.verdict:
         # Until this run rewrites it at its end, the verdict file says the run
         # did not finish: a killed run never leaves the previous "healthy".
-        verdict.verdict(["--summary", os.devnull, "--level", str(args.level), "--quiet",
-                         "--why-unknown", f"interrupted: the run started at {started_iso} did not finish "
-                                          "(killed, or still running)",
-                         "--out", args.verdict, "--build-dir", args.build_dir, "--started", started_iso])
+        verdict.publish(verdict.document_of(None, args.level, f"interrupted: the run started at {started_iso} "
+                                            "did not finish (killed, or still running)",
+                                            started=started_iso, build_dir=args.build_dir),
+                        args.verdict, quiet=True)
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, _interrupt)
     try:
-        summary_path, status = execute(args, started, started_wall)
+        summary, status = execute(args, started, started_wall)
     except Interrupted as interrupt:
         print(f"tdc run: interrupted by signal {interrupt.signum}: ctest and its checks were stopped"
               + (f"; {args.verdict} says unknown (interrupted)" if args.verdict else ""), file=sys.stderr)
@@ -319,22 +324,27 @@ def run(argv):
             raise
         why = str(error)
     if not (args.print_verdict or args.verdict):
-        return finish(args, status)
-    verdict_args = ["--summary", summary_path, "--level", str(args.level)]
-    verdict_args += ["--why-unknown", why] if why else []
-    verdict_args += ["--out", args.verdict] if args.verdict else []
-    verdict_args += ["--build-dir", args.build_dir, "--started", started_iso]
-    verdict_args += [] if args.print_verdict else ["--quiet"]
-    verdict_status = verdict.verdict(verdict_args)
-    return verdict_status if args.print_verdict else finish(args, max(status, verdict_status))
+        return finish(args, status, summary)
+    document = verdict.document_of(summary, args.level, why, started=started_iso, build_dir=args.build_dir)
+    verdict_status = verdict.publish(document, args.verdict, quiet=not args.print_verdict)
+    if args.print_verdict:
+        return verdict_status
+    return finish(args, max(status, verdict_status), summary, document)
 
 
-def finish(args, status):
-    """The run's status, after its verdict line (unless the caller prints it)."""
+def finish(args, status, summary=None, verdict_document=None):
+    """The run's status, after its verdict line (unless the caller prints
+    it), told from the summary and verdict the run holds; a run that made no
+    summary says so as `tdc last-line` does."""
     if not args.no_last_line:
         sys.stdout.flush()
-        print("\n".join(last_line.compose(os.path.abspath(args.results), args.level, status, (),
-                                           args.verdict)))
+        results_dir = os.path.abspath(args.results)
+        if summary is None:
+            lines = last_line.compose(results_dir, args.level, status, (), args.verdict)
+        else:
+            lines = last_line.lines_of(summary, results_dir, args.level, status, (),
+                                       last_line.verdict_words(verdict_document) if verdict_document else ())
+        print("\n".join(lines))
     return status
 
 

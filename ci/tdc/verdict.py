@@ -22,7 +22,8 @@ the node's own suites, a bad setting, is unknown with its one line); the loopbac
 count for the node; a level whose every check on the node's own devices was
 skipped, or with fewer checks than its mustpass list, is not healthy. A run
 whose summary is missing or damaged is unknown, never healthy. Bad flags and
-an unwritable --out are exit 2 with one line (and no verdict)."""
+an unwritable --out are exit 2 with one line (and no verdict).
+tdc run calls document_of and publish with the summary it holds."""
 import datetime
 import os
 import socket
@@ -128,9 +129,47 @@ def parser():
     return p
 
 
+def first_line(text):
+    return text.strip().splitlines()[0] if text and text.strip() else ""
+
+
+def document_of(summary, level, why_unknown="", mustpass=None, started=None, build_dir=None):
+    """The verdict document (stamped) of a run's summary (the document, as
+    tdc run holds it or the verb read it; None or {}: the run has none, and
+    why_unknown says why)."""
+    summary, why = summary or {}, first_line(why_unknown)
+    try:
+        outcome, message, failing, counted = decide(summary, level, why, mustpass)
+    except InputError as error:
+        outcome, message, failing, counted = decide({}, level, f"cannot count the level: {error}")
+    context = summary.get("context") or {}
+    # A run that could not tell has no context: the caller's setting is the expectation.
+    caveat = (expectation.of_context(context) if context else
+              expectation.caveat(os.environ.get("TDC_EXPECT")))
+    return results.stamp({
+        "verdict": outcome, "action": actions.node_action(outcome, failing),
+        "message": message, "level": level,
+        "host": str(context.get("host") or socket.gethostname()),
+        "run_id": summary.get("run_id"), "seconds": summary.get("wall_seconds"),
+        "failing": failing,
+        "what_to_add": summary.get("what_to_add", []) if outcome == "unhealthy" else [],
+        "devices": summary.get("devices", {}), "counted": counted, "caveat": caveat,
+        **dating(started, build_dir)})
+
+
+def publish(document, out=None, quiet=False):
+    """Writes the verdict document to out (if any), prints it (unless
+    quiet); returns its exit status (EXIT)."""
+    if out:
+        results.write(out, document, "verdict")
+    if not quiet:
+        print(safeio.dumps(document, indent=None).strip())
+    return EXIT[document["verdict"]]
+
+
 def verdict(argv):
     args = parser().parse_args(argv)
-    summary, why = {}, args.why_unknown.strip().splitlines()[0] if args.why_unknown.strip() else ""
+    summary, why = None, first_line(args.why_unknown)
     if not why:
         try:
             summary = results.read(args.summary, "summary")
@@ -139,28 +178,8 @@ def verdict(argv):
     mustpass = levels.read_mustpass(args.level, args.mustpass_dir) if args.mustpass_dir else None
     if args.mustpass_dir and mustpass is None:
         raise InputError(f"--mustpass-dir={args.mustpass_dir} has no level{args.level}.txt")
-    try:
-        outcome, message, failing, counted = decide(summary, args.level, why, mustpass)
-    except InputError as error:
-        outcome, message, failing, counted = decide({}, args.level, f"cannot count the level: {error}")
-    context = summary.get("context") or {}
-    # A run that could not tell has no context: the caller's setting is the expectation.
-    caveat = (expectation.of_context(context) if context else
-              expectation.caveat(os.environ.get("TDC_EXPECT")))
-    document = results.stamp({
-        "verdict": outcome, "action": actions.node_action(outcome, failing),
-        "message": message, "level": args.level,
-        "host": str(context.get("host") or socket.gethostname()),
-        "run_id": summary.get("run_id"), "seconds": summary.get("wall_seconds"),
-        "failing": failing,
-        "what_to_add": summary.get("what_to_add", []) if outcome == "unhealthy" else [],
-        "devices": summary.get("devices", {}), "counted": counted, "caveat": caveat,
-        **dating(args.started, args.build_dir)})
-    if args.out:
-        results.write(args.out, document, "verdict")
-    if not args.quiet:
-        print(safeio.dumps(document, indent=None).strip())
-    return EXIT[outcome]
+    return publish(document_of(summary, args.level, why, mustpass, args.started, args.build_dir),
+                   args.out, args.quiet)
 
 
 def main(argv=None):

@@ -66,12 +66,10 @@ LOG = """Test project /b
 """
 
 
-def test_a_killed_ctest_keeps_what_ended(tmp_path):
+def test_a_killed_ctest_keeps_what_ended():
     from tdc import junit, summarize
-    paths = {"ctest.log": str(tmp_path / "ctest.log"), "ctest-junit.xml": str(tmp_path / "ctest-junit.xml")}
-    (tmp_path / "ctest.log").write_text(LOG)
-    pipeline.salvage_junit(paths, 50)
-    cases = junit.read(paths["ctest-junit.xml"])
+    root = pipeline.salvage_junit(LOG, "r/ctest.log", 50)
+    cases = junit.cases_of_root(root, "r/ctest-junit.xml")
     assert junit.statuses(cases) == {"A.x/cpu": "passed", "loopback:A.x/loopback_0": "failed"}
     from tdc import ctest
     summary = summarize.build(cases, {}, {}, 50.0, 1, ctest.outcomes(LOG), ["A.x/cpu", "loopback:A.x/loopback_0",
@@ -81,10 +79,9 @@ def test_a_killed_ctest_keeps_what_ended(tmp_path):
     assert by_name["B.y/cpu"]["message"] == "not run: the budget ran out"
 
 
-def test_a_killed_ctest_that_reported_nothing_is_unknown(tmp_path):
-    (tmp_path / "ctest.log").write_text("Test project /b\n")
-    with pytest.raises(InputError, match="reported no result"):
-        pipeline.salvage_junit({"ctest.log": str(tmp_path / "ctest.log"), "ctest-junit.xml": str(tmp_path / "j.xml")}, 50)
+def test_a_killed_ctest_that_reported_nothing_is_unknown():
+    with pytest.raises(InputError, match=r"reported no result \(its log: r/ctest.log\)"):
+        pipeline.salvage_junit("Test project /b\n", "r/ctest.log", 50)
 
 
 STUB_CTEST = r'''#!/bin/sh
@@ -232,3 +229,64 @@ def test_emptying_an_earlier_run_says_what_it_removes(tmp_path, capsys):
     (folder / "junit.xml").write_text("<x/>")
     pipeline.fresh_results(str(folder), announce=False)      # ci/health: its verdict only
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("fail", [False, True])
+def test_each_file_is_written_once_and_none_is_read_back(tmp_path, monkeypatch, capsys, fail):
+    """Issue 30, item 3: context, summary, both JUnit files and the verdict
+    go from step to step in memory; the results folder holds outputs, not
+    the bus between steps. Every write into the folder (an atomic replace,
+    safeio, or an open for writing) and every read of it is counted: each
+    file is written once, and the only file read is ctest's JUnit, once (and
+    GoogleTest's XML, which only ctest's checks write)."""
+    import builtins
+    import json
+    from tdc import verdict
+    build = stub_build(tmp_path, monkeypatch, fail=fail, expect="cpu")
+    results = os.path.realpath(tmp_path / "r")
+    written, read = [], []
+
+    def inside(path):
+        if not isinstance(path, (str, bytes, os.PathLike)):
+            return None   # a file descriptor
+        path = os.path.realpath(os.fsdecode(path))
+        return os.path.relpath(path, results) if path.startswith(results + os.sep) else None
+
+    real_open, real_replace = builtins.open, os.replace
+
+    def watched_open(file, mode="r", *args, **kwargs):
+        name = inside(file)
+        if name:
+            (written if any(c in mode for c in "wax+") else read).append(name)
+        return real_open(file, mode, *args, **kwargs)
+
+    def watched_replace(source, target, *args, **kwargs):
+        name = inside(target)
+        if name:
+            written.append(name)
+        return real_replace(source, target, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", watched_open)
+    monkeypatch.setattr(os, "replace", watched_replace)
+    status = pipeline.main(["--build-dir", str(build), "--results", results, "--level", "1", "--jobs", "1",
+                            "--quiet", "--verdict", str(tmp_path / "verdict.json")])
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert sorted(written) == sorted([pipeline.MARKER, "context.json", "selected.txt", "ctest.log",
+                                      "ctest-junit.xml", "summary.json", "junit.xml"]), written
+    assert [name for name in read if not name.startswith("gtest" + os.sep)] == ["ctest-junit.xml"], read
+    # What went through memory is what the files say: the verdict is the
+    # verdict of the written summary, the JUnit files carry its context and failures.
+    with open(os.path.join(results, "summary.json")) as handle:
+        summary = json.load(handle)
+    with open(tmp_path / "verdict.json") as handle:
+        recorded = json.load(handle)
+    again = verdict.document_of(summary, 1)
+    # The run's status: its checks' (1: one failed), or its verdict's if worse.
+    assert status == max(1 if fail else 0, verdict.EXIT[recorded["verdict"]]), (status, recorded)
+    assert (recorded["run_id"], recorded["verdict"], recorded["message"]) == (
+        summary["run_id"], again["verdict"], again["message"])
+    for name in ("junit.xml", "ctest-junit.xml"):
+        text = (tmp_path / "r" / name).read_text()
+        assert f'<property name="run_id" value="{summary["run_id"]}" />' in text, name
+        assert ("the copy differs at 7" in text) == fail, name
