@@ -12,8 +12,8 @@ include("${CMAKE_CURRENT_LIST_DIR}/TdcWaiverCheck.cmake")
 
 set(TDC_DISCOVERY_TIMEOUT 300 CACHE STRING
   "Seconds a suite may take to list its tests (device discovery initialises accelerators)")
-set(TDC_GPU_PERCENT 50 CACHE STRING
-  "Share of its device (slots of 100) a conformance test claims through CTest resource groups (1-100)")
+set(TDC_GPU_PERCENT 25 CACHE STRING
+  "Share of each device it touches (slots of 100) an entry of a suite without PERCENT claims through CTest resource groups (1-100)")
 if(NOT TDC_GPU_PERCENT MATCHES "^([1-9][0-9]?|100)$")
   message(FATAL_ERROR "TDC_GPU_PERCENT='${TDC_GPU_PERCENT}': expected an integer 1..100")
 endif()
@@ -26,7 +26,8 @@ set(TDC_INSTALL_MANIFEST_DIR share/tdc/suites.d)
 
 #[=======================================================================[
 tdc_add_conformance_suite(NAME <name> SOURCES <file>... [LEVEL 3] [LABELS <label>...]
-                          [LINK <target>...] [KNOWN_FAILURES <file>] [LEVELS <file>])
+                          [LINK <target>...] [KNOWN_FAILURES <file>] [LEVELS <file>]
+                          [PERCENT <1-100>] [DEVICES <count>|ALL])
 
 Builds the suite executable tdc_<name> and registers its tests with CTest,
 listed when ctest runs, on the host that runs them, and run by tdc_batch in
@@ -42,16 +43,29 @@ suites/known_failures.txt), used unless TDC_KNOWN_FAILURES is set; default
 TDC_KNOWN_FAILURES_FILE (TDC's own suites: suites/known_failures.txt), else
 none.
 
+The suite's device claim, as rapids-cmake's rapids_test_add(GPUS PERCENT):
+each entry claims PERCENT of every device its checks touch (CTest
+RESOURCE_GROUPS; default TDC_GPU_PERCENT, a small share, so that ordinary
+checks share a device): 100 for a suite whose checks must have a device to
+themselves (memory's OutOfMemory exhausts it, copies_long and the bandwidth
+matrix measure or fill it). Which devices a check touches is the fixtures'
+fact (its listing, tdc/test_instances.h); DEVICES says how many one check
+of the suite may touch (default 1; 2 for pair checks; ALL for checks over
+every index), and a check that touches more fails the run as
+TdcConfiguration.<program>.devices, so that the declaration cannot drift
+from the checks.
+
 `cmake --install` puts both executables under <prefix>/libexec/tdc and
 describes the suite in <prefix>/share/tdc/suites.d/<project>.cmake, which
 an installed TDC reads to run it with its own (TDC_EXTRA_SUITES names a
 vendor's prefix; docs/install.md).
 #]=======================================================================]
 function(tdc_add_conformance_suite)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;LEVEL;KNOWN_FAILURES;LEVELS" "SOURCES;LINK;LABELS")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;LEVEL;KNOWN_FAILURES;LEVELS;PERCENT;DEVICES" "SOURCES;LINK;LABELS")
   if(NOT arg_NAME OR NOT arg_SOURCES)
     message(FATAL_ERROR "tdc_add_conformance_suite: NAME and SOURCES are required")
   endif()
+  _tdc_suite_claim(claim_percent claim_devices "${arg_NAME}" "${arg_PERCENT}" "${arg_DEVICES}")
   if(arg_LEVEL AND NOT arg_LEVEL MATCHES "^[23]$")
     message(FATAL_ERROR "tdc_add_conformance_suite(${arg_NAME}): LEVEL ${arg_LEVEL}: expected 2 or 3 "
       "(level 1 is per check: a LEVELS file)")
@@ -87,7 +101,8 @@ function(tdc_add_conformance_suite)
   set(labels ${level_label} ${arg_NAME} ${arg_LABELS})
   # Every entry names its suite's waiver file; TDC_KNOWN_FAILURES, when set, wins.
   set(own_waivers "TDC_SUITE_KNOWN_FAILURES=${waivers}")
-  _tdc_discover(tdc_${arg_NAME} ${arg_NAME} "" "${labels}" "${own_waivers}" "" "" "${level_files}")
+  set(claim "${claim_percent}" "${claim_devices}")
+  _tdc_discover(tdc_${arg_NAME} ${arg_NAME} "" "${labels}" "${own_waivers}" "" "" "${level_files}" "${claim}")
   tdc_register_suite_run($<TARGET_FILE:tdc_${arg_NAME}> ${own_waivers})
 
   set(twin "")
@@ -107,11 +122,30 @@ function(tdc_add_conformance_suite)
     endif()
     _tdc_discover(${twin} ${arg_NAME} "loopback:" "${labels};loopback"
       "${twin_environment}" "$<TARGET_FILE:TDC::loopback>" "TDC_BACKEND_LIBS;TDC_DEVICES;TDC_EXPECT"
-      "${level_files}")
+      "${level_files}" "${claim}")
     tdc_register_suite_run($<TARGET_FILE:${twin}> ${twin_environment})
   endif()
-  _tdc_install_suite(${arg_NAME} "${twin}" "${labels}" "${waivers}" "${own_levels}")
+  _tdc_install_suite(${arg_NAME} "${twin}" "${labels}" "${waivers}" "${own_levels}" "${claim}")
   _tdc_defer_resource_spec()
+endfunction()
+
+# <percent_out> <devices_out>: the suite's claim (tdc_add_conformance_suite's
+# PERCENT and DEVICES, defaults filled in), or a FATAL_ERROR naming the suite.
+function(_tdc_suite_claim percent_out devices_out name percent devices)
+  if(percent STREQUAL "")
+    set(percent "${TDC_GPU_PERCENT}")
+  elseif(NOT percent MATCHES "^([1-9][0-9]?|100)$")
+    message(FATAL_ERROR "tdc_add_conformance_suite(${name}): PERCENT ${percent}: expected an integer 1..100 "
+      "(the share of each device its entries claim)")
+  endif()
+  if(devices STREQUAL "")
+    set(devices 1)
+  elseif(NOT devices MATCHES "^([1-9][0-9]*|ALL)$")
+    message(FATAL_ERROR "tdc_add_conformance_suite(${name}): DEVICES ${devices}: expected a count of "
+      "devices (1, 2, ...) or ALL (the most devices one check of the suite touches)")
+  endif()
+  set(${percent_out} "${percent}" PARENT_SCOPE)
+  set(${devices_out} "${devices}" PARENT_SCOPE)
 endfunction()
 
 function(_tdc_suite_executable target objects guard)
@@ -132,8 +166,11 @@ endfunction()
 # (the twin's backend, the suite's waivers); `own_backends`: libraries the
 # entries load, whose identity (like that of TDC_BACKEND_LIBS and LibTorch)
 # keys the cached list; `overridden`: the variables the entries set, which
-# therefore do not key it; `level_files`: the levels files of the suite.
-function(_tdc_discover target short_name prefix labels environment own_backends overridden level_files)
+# therefore do not key it; `level_files`: the levels files of the suite;
+# `claim`: its PERCENT and DEVICES (_tdc_suite_claim).
+function(_tdc_discover target short_name prefix labels environment own_backends overridden level_files claim)
+  list(GET claim 0 TDC_SUITE_PERCENT)
+  list(GET claim 1 TDC_SUITE_DEVICES)
   set(TDC_TARGET "${target}")
   set(TDC_SHORT_NAME "${short_name}")
   set(TDC_TEST_PREFIX "${prefix}")
@@ -213,13 +250,15 @@ endfunction()
 # share/tdc (cmake/TdcInstall.cmake installs it); a vendor's goes to
 # share/tdc/<project>/. (TDC's suites/levels.txt applies to every suite:
 # an installed TDC adds its own.)
-function(_tdc_install_suite name twin labels waivers own_levels)
+function(_tdc_install_suite name twin labels waivers own_levels claim)
   install(TARGETS tdc_${name} ${twin} RUNTIME DESTINATION ${TDC_INSTALL_SUITE_DIR})
   _tdc_installed_data(installed_waivers "${waivers}")
   _tdc_installed_data(installed_levels "${own_levels}")
   list(JOIN labels " " label_words)
+  list(GET claim 0 percent)
+  list(GET claim 1 devices)
   string(CONCAT call "tdc_installed_suite(NAME ${name} PROGRAM tdc_${name} TWIN \"${twin}\" LABELS ${label_words}\n"
-    "  KNOWN_FAILURES \"${installed_waivers}\" LEVELS \"${installed_levels}\")\n")
+    "  KNOWN_FAILURES \"${installed_waivers}\" LEVELS \"${installed_levels}\" PERCENT ${percent} DEVICES ${devices})\n")
   set_property(GLOBAL APPEND_STRING PROPERTY TDC_MANIFEST "${call}")
   get_property(deferred GLOBAL PROPERTY _TDC_MANIFEST_DEFERRED)
   if(NOT deferred)
