@@ -24,6 +24,9 @@ fixtures' listings of the build: no TdcConfiguration.*.devices entry; and
 placement's registration with DEVICES 1 declares that entry, which fails
 naming a pair check.
 
+A claim that is not one (PERCENT 0 or 150, DEVICES two) fails at configure
+time, naming the suite.
+
 Its teeth: the same run with OutOfMemory's claim made the small share (as
 it was when one TDC_GPU_PERCENT applied to every entry) must fail, naming
 OutOfMemory beside a small check; and with shares too large to fit twice
@@ -43,6 +46,8 @@ import sys
 import time
 
 import pytest
+
+from conftest import ROOT
 
 BUILD = os.environ.get("TDC_CLAIMS_BUILD", "")
 WAIT_S = 300  # a bound on waiting for a planted partner: a hang guard, never a verdict
@@ -187,6 +192,33 @@ def test_small_checks_whose_shares_do_not_fit_together_run_one_after_the_other(t
     stamps, _ = run_schedule(str(tmp_path / "tree"), device, oom_slots, (60, 60))
     assert schedule_problems(stamps) == [
         "the two small checks did not share the device: ctest ran them one after the other"]
+
+
+@pytest.mark.parametrize("claim, said", [
+    ("PERCENT 0", "PERCENT 0: expected an integer 1..100"),
+    ("PERCENT 150", "PERCENT 150: expected an integer 1..100"),
+    ("DEVICES two", "DEVICES two: expected a count of devices (1, 2, ...) or ALL"),
+])
+def test_a_bad_claim_fails_at_configure_time_naming_the_suite(tmp_path, claim, said):
+    """PERCENT and DEVICES are checked where the suite says them, before
+    anything is built (cmake -P runs the function's file as a configure would)."""
+    script = tmp_path / "claim.cmake"
+    script.write_text(f'include("{ROOT}/cmake/tdc_add_conformance_suite.cmake")\n'
+                      f"tdc_add_conformance_suite(NAME acme SOURCES acme.cpp {claim})\n")
+    ran = subprocess.run(["cmake", "-P", str(script)], capture_output=True, text=True, timeout=120)
+    said_by_cmake = " ".join(ran.stderr.split())  # CMake wraps a message at 80 columns
+    assert ran.returncode != 0 and f"tdc_add_conformance_suite(acme): {said}" in said_by_cmake, ran.stderr
+
+
+def test_a_whole_device_over_every_index_is_a_claim(tmp_path):
+    """The positive: PERCENT 100 DEVICES ALL passes the claim's check (the
+    script stops at the next step, which needs a configured TDC)."""
+    script = tmp_path / "claim.cmake"
+    script.write_text(f'include("{ROOT}/cmake/tdc_add_conformance_suite.cmake")\n'
+                      "tdc_add_conformance_suite(NAME acme SOURCES acme.cpp PERCENT 100 DEVICES ALL)\n")
+    ran = subprocess.run(["cmake", "-P", str(script)], capture_output=True, text=True, timeout=120)
+    said_by_cmake = " ".join(ran.stderr.split())
+    assert "levels.txt does not exist" in said_by_cmake and "expected" not in said_by_cmake, ran.stderr
 
 
 # The planted entries (run by ctest, not collected by pytest).
