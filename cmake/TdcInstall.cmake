@@ -4,7 +4,7 @@ include_guard(GLOBAL)
 # (docs/install.md has the layout and why):
 #
 #   bin/tdc                    the one command: every tool, run from the prefix
-#   libexec/tdc/               the suites (tdc_<suite>, tdc_<suite>_with_loopback: cmake/TdcTesting.cmake),
+#   libexec/tdc/               the suites (tdc_<suite>, tdc_<suite>_with_loopback: cmake/tdc_add_conformance_suite.cmake),
 #                              tdc_batch, device_select, tdc_context, the benchmarks
 #   lib/tdc/libtdc_loopback.so the reference backend
 #   lib/libtdc_*.a, include/tdc/, lib/cmake/TDC/   what vendors build on (find_package(TDC))
@@ -63,6 +63,8 @@ install(FILES
     cmake/TdcSuiteTests.cmake.in cmake/TdcSuiteEntries.cmake cmake/TdcDiscoveryFingerprint.cmake
     cmake/TdcLevelLabels.cmake cmake/TdcResourceSpec.cmake cmake/TdcResourceSpec.cmake.in
     cmake/TdcInstalledTests.cmake cmake/discovery-environment.txt
+    cmake/TdcTestingHelpers.cmake cmake/tdc_add_conformance_suite.cmake cmake/tdc_add_conformance_test.cmake
+    cmake/tdc_generate_resource_spec.cmake cmake/tdc_add_selftest.cmake
   DESTINATION share/tdc/cmake)
 install(FILES suites/levels.txt suites/known_failures.txt DESTINATION share/tdc/suites)
 install(DIRECTORY suites/mustpass DESTINATION share/tdc/suites FILES_MATCHING PATTERN "*.txt")

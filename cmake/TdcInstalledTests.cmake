@@ -82,9 +82,11 @@ function(tdc_installed_package)
 endfunction()
 
 # One suite of a manifest: its plain entries and its loopback twin's, as a
-# build tree declares them; paths relative to the manifest's prefix.
+# build tree declares them; paths relative to the manifest's prefix. PERCENT
+# and DEVICES: the suite's claim (tdc_add_conformance_suite); a manifest
+# written before suites had one gets this TDC's default share.
 function(tdc_installed_suite)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;PROGRAM;TWIN;KNOWN_FAILURES;LEVELS" "LABELS")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;PROGRAM;TWIN;KNOWN_FAILURES;LEVELS;PERCENT;DEVICES" "LABELS")
   if(_tdc_package_refusal)
     _tdc_refuse("${arg_PROGRAM}" "${_tdc_package_refusal}")
     return()
@@ -104,6 +106,12 @@ function(tdc_installed_suite)
   if(arg_LEVELS)
     list(APPEND levels "${_tdc_root}/${arg_LEVELS}")
   endif()
+  if(NOT arg_PERCENT)
+    set(arg_PERCENT "${_tdc_fact_TDC_GPU_PERCENT}")
+  endif()
+  if(NOT arg_DEVICES)
+    set(arg_DEVICES ALL)
+  endif()
   set(own_waivers "TDC_SUITE_KNOWN_FAILURES=${waivers}")
   set(runs "")
   set(binary "${_tdc_root}/libexec/tdc/${arg_PROGRAM}")
@@ -113,7 +121,7 @@ function(tdc_installed_suite)
     PREFIX "" LABELS ${arg_LABELS} ENVIRONMENT "${own_waivers}"
     OWN_LIBRARIES ${_tdc_fact_TDC_TORCH_LIBRARIES} LISTING "${_tdc_listings}/${arg_PROGRAM}.${place}"
     BATCHES_DIR "${TDC_STATE}/batches" XML_DIR "${TDC_STATE}/ctest-gtest"
-    PERCENT "${_tdc_fact_TDC_GPU_PERCENT}" LIST_TIMEOUT "${_tdc_fact_TDC_DISCOVERY_TIMEOUT}" LEVELS ${levels})
+    PERCENT "${arg_PERCENT}" DEVICES "${arg_DEVICES}" LIST_TIMEOUT "${_tdc_fact_TDC_DISCOVERY_TIMEOUT}" LEVELS ${levels})
   list(APPEND runs "--run=${binary},${own_waivers}")
   if(arg_TWIN AND _tdc_loopback)
     set(twin "${_tdc_root}/libexec/tdc/${arg_TWIN}")
@@ -124,7 +132,7 @@ function(tdc_installed_suite)
       OVERRIDDEN TDC_BACKEND_LIBS TDC_DEVICES TDC_EXPECT OWN_LIBRARIES ${_tdc_fact_TDC_TORCH_LIBRARIES}
       BACKEND_LIBRARIES "${_tdc_loopback}" LISTING "${_tdc_listings}/${arg_TWIN}.${place}"
       BATCHES_DIR "${TDC_STATE}/batches" XML_DIR "${TDC_STATE}/ctest-gtest"
-      PERCENT "${_tdc_fact_TDC_GPU_PERCENT}" LIST_TIMEOUT "${_tdc_fact_TDC_DISCOVERY_TIMEOUT}" LEVELS ${levels})
+      PERCENT "${arg_PERCENT}" DEVICES "${arg_DEVICES}" LIST_TIMEOUT "${_tdc_fact_TDC_DISCOVERY_TIMEOUT}" LEVELS ${levels})
     string(JOIN "," run "${twin}" ${twin_environment})
     list(APPEND runs "--run=${run}")
   endif()

@@ -54,7 +54,7 @@ function(_tdc_spec_write out spec device_select loopback timeout)
   set(local "{}")
   foreach(run IN LISTS runs)
     set(env "")
-    if(run STREQUAL "twin")  # the twins' settings (cmake/TdcTesting.cmake)
+    if(run STREQUAL "twin")  # the twins' settings (cmake/tdc_add_conformance_suite.cmake)
       set(env "TDC_BACKEND_LIBS=${loopback}" TDC_DEVICES=privateuseone TDC_EXPECT=privateuseone:2)
     endif()
     execute_process(COMMAND "${CMAKE_COMMAND}" -E env ${env} "${device_select}"

@@ -148,11 +148,37 @@ function(_tdc_selects_nothing out base binary)
   set(${out} TRUE PARENT_SCOPE)
 endfunction()
 
+# A failing entry for the checks that touch more devices than the suite's
+# DEVICES says one check may (`tests`: the ids of tdc_suite_entries' tests):
+# its claim (tdc_add_conformance_suite) must say what its checks do.
+function(_tdc_devices_beyond_claim prefix program batch labels allowed tests)
+  if(allowed STREQUAL "ALL")
+    return()
+  endif()
+  set(over "")
+  foreach(test_id IN LISTS tests)
+    list(LENGTH devices_of_${test_id} count)
+    if(count GREATER allowed)
+      list(JOIN devices_of_${test_id} "," devices)
+      list(APPEND over "${test_${test_id}} touches ${count} (${devices})")
+    endif()
+  endforeach()
+  if(over)
+    list(LENGTH over many)
+    list(GET over 0 first)
+    _tdc_refusing_entry("${prefix}TdcConfiguration.${program}.devices" "${batch}" "${labels}"
+      "${many} check(s) of ${program} touch more devices than its suite's DEVICES ${allowed}, e.g. ${first}: "
+      "tdc_add_conformance_suite(... DEVICES <count>|ALL) must say how many one check touches")
+  endif()
+endfunction()
+
 # LEVELS: the levels files whose rules label this suite's checks (TDC's
-# suites/levels.txt, and a vendor suite's own).
+# suites/levels.txt, and a vendor suite's own). PERCENT: the share of each
+# device an entry claims; DEVICES: the most devices one check may touch (a
+# count or ALL; tdc_add_conformance_suite says why).
 function(tdc_suite_entries)
   cmake_parse_arguments(PARSE_ARGV 0 arg ""
-    "BINARY;BATCH;PROGRAM;SHORT_NAME;PREFIX;LISTING;BATCHES_DIR;XML_DIR;PERCENT;LIST_TIMEOUT"
+    "BINARY;BATCH;PROGRAM;SHORT_NAME;PREFIX;LISTING;BATCHES_DIR;XML_DIR;PERCENT;DEVICES;LIST_TIMEOUT"
     "LABELS;ENVIRONMENT;OVERRIDDEN;OWN_LIBRARIES;BACKEND_LIBRARIES;LEVELS")
   tdc_read_level_rules(${arg_LEVELS})
   _tdc_all_level_labels(every_level "${arg_LABELS}")
@@ -224,6 +250,10 @@ function(tdc_suite_entries)
     string(REPLACE "," ";" devices_of_${test_id} "${devices}")
     list(APPEND shared_devices ${devices_of_${test_id}})
   endforeach()
+  if(NOT configuration_error)
+    _tdc_devices_beyond_claim("${arg_PREFIX}" "${arg_PROGRAM}" "${arg_BATCH}" "${every_level}" "${arg_DEVICES}"
+      "${tests}")
+  endif()
   if(configuration_error)
     set(isolate check)
   elseif(isolate STREQUAL "auto")

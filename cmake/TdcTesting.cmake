@@ -1,10 +1,19 @@
 include_guard(GLOBAL)
 # How conformance suites are built, registered with CTest and installed: TDC's
 # own (suites/*/CMakeLists.txt) and a vendor's, through the installed CMake
-# package (find_package(TDC), docs/install.md). The same file serves both:
-# in a source tree it sits in cmake/, in an installed TDC in
+# package (find_package(TDC), docs/install.md). The same files serve both:
+# in a source tree they sit in cmake/, in an installed TDC in
 # <prefix>/share/tdc/cmake/, and TDC's data (ci/, suites/levels.txt,
-# suites/known_failures.txt) is laid out the same way around it.
+# suites/known_failures.txt) is laid out the same way around them.
+#
+# This file is the entry point, as rapids-cmake's rapids_test_init(): the
+# settings every function reads, then one file per public function, named
+# after it (rapids-cmake's layout):
+#   tdc_add_conformance_suite.cmake   a suite: its programs, entries, claim, install
+#   tdc_add_conformance_test.cmake    an entry of its own running a suite program once
+#   tdc_generate_resource_spec.cmake  the resource spec ctest writes at its start
+#   tdc_add_selftest.cmake            the project's own tests
+#   TdcTestingHelpers.cmake           helpers more than one of them uses
 include(GoogleTest)
 get_filename_component(TDC_DATA_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 set(TDC_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
@@ -12,8 +21,8 @@ include("${CMAKE_CURRENT_LIST_DIR}/TdcWaiverCheck.cmake")
 
 set(TDC_DISCOVERY_TIMEOUT 300 CACHE STRING
   "Seconds a suite may take to list its tests (device discovery initialises accelerators)")
-set(TDC_GPU_PERCENT 50 CACHE STRING
-  "Share of its device (slots of 100) a conformance test claims through CTest resource groups (1-100)")
+set(TDC_GPU_PERCENT 25 CACHE STRING
+  "Share of each device it touches (slots of 100) an entry of a suite without PERCENT claims through CTest resource groups (1-100)")
 if(NOT TDC_GPU_PERCENT MATCHES "^([1-9][0-9]?|100)$")
   message(FATAL_ERROR "TDC_GPU_PERCENT='${TDC_GPU_PERCENT}': expected an integer 1..100")
 endif()
@@ -24,308 +33,8 @@ endif()
 set(TDC_INSTALL_SUITE_DIR libexec/tdc)
 set(TDC_INSTALL_MANIFEST_DIR share/tdc/suites.d)
 
-#[=======================================================================[
-tdc_add_conformance_suite(NAME <name> SOURCES <file>... [LEVEL 3] [LABELS <label>...]
-                          [LINK <target>...] [KNOWN_FAILURES <file>] [LEVELS <file>])
-
-Builds the suite executable tdc_<name> and registers its tests with CTest,
-listed when ctest runs, on the host that runs them, and run by tdc_batch in
-batches (cmake/TdcSuiteTests.cmake.in says how, TDC_ISOLATE=check gives one
-entry per check). Adds a second run with the loopback backend loaded (entries
-prefixed "loopback:"), so CPU hosts cover multi-device behaviour. Labels:
-conformance, <name>, and LABELS (e.g. `long` for checks kept out of the
-quick run with -LE long) (LEVEL 3: level3 instead of conformance, for
-qualification-only checks). Checks listed in TDC's suites/levels.txt, or in
-the suite's own LEVELS file (same format), also get their level's label
-(level1). KNOWN_FAILURES: the suite's own waiver file (same format as
-suites/known_failures.txt), used unless TDC_KNOWN_FAILURES is set; default
-TDC_KNOWN_FAILURES_FILE (TDC's own suites: suites/known_failures.txt), else
-none.
-
-`cmake --install` puts both executables under <prefix>/libexec/tdc and
-describes the suite in <prefix>/share/tdc/suites.d/<project>.cmake, which
-an installed TDC reads to run it with its own (TDC_EXTRA_SUITES names a
-vendor's prefix; docs/install.md).
-#]=======================================================================]
-function(tdc_add_conformance_suite)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;LEVEL;KNOWN_FAILURES;LEVELS" "SOURCES;LINK;LABELS")
-  if(NOT arg_NAME OR NOT arg_SOURCES)
-    message(FATAL_ERROR "tdc_add_conformance_suite: NAME and SOURCES are required")
-  endif()
-  if(arg_LEVEL AND NOT arg_LEVEL MATCHES "^[23]$")
-    message(FATAL_ERROR "tdc_add_conformance_suite(${arg_NAME}): LEVEL ${arg_LEVEL}: expected 2 or 3 "
-      "(level 1 is per check: a LEVELS file)")
-  endif()
-  set(waivers "${TDC_KNOWN_FAILURES_FILE}")
-  if(arg_KNOWN_FAILURES)
-    get_filename_component(waivers "${arg_KNOWN_FAILURES}" ABSOLUTE)
-  endif()
-  set(level_files "${TDC_DATA_DIR}/suites/levels.txt")
-  set(own_levels "")
-  if(arg_LEVELS)
-    get_filename_component(own_levels "${arg_LEVELS}" ABSOLUTE)
-    list(APPEND level_files "${own_levels}")
-  endif()
-  foreach(file IN LISTS waivers level_files)
-    if(NOT EXISTS "${file}")
-      message(FATAL_ERROR "tdc_add_conformance_suite(${arg_NAME}): ${file} does not exist")
-    endif()
-  endforeach()
-
-  set(objects tdc_${arg_NAME}_objects)
-  add_library(${objects} OBJECT ${arg_SOURCES})
-  target_link_libraries(${objects} PUBLIC TDC::fixtures ${arg_LINK})
-  tdc_target_uses_torch(${objects} PUBLIC)
-  tdc_reuse_core_pch(${objects})
-
-  _tdc_suite_executable(tdc_${arg_NAME} ${objects} TDC::alignment_guard)
-  # LEVEL 3: a qualification-only suite (label level3 instead of conformance).
-  set(level_label conformance)
-  if(arg_LEVEL STREQUAL "3")
-    set(level_label level3)
-  endif()
-  set(labels ${level_label} ${arg_NAME} ${arg_LABELS})
-  # Every entry names its suite's waiver file; TDC_KNOWN_FAILURES, when set, wins.
-  set(own_waivers "TDC_SUITE_KNOWN_FAILURES=${waivers}")
-  _tdc_discover(tdc_${arg_NAME} ${arg_NAME} "" "${labels}" "${own_waivers}" "" "" "${level_files}")
-  tdc_register_suite_run($<TARGET_FILE:tdc_${arg_NAME}> ${own_waivers})
-
-  set(twin "")
-  if(TARGET TDC::loopback)
-    set(twin tdc_${arg_NAME}_with_loopback)
-    _tdc_suite_executable(${twin} ${objects} TDC::alignment_guard)
-    # The loopback twin is the build's own reference run: it loads only the
-    # loopback library and runs on, and expects, its two devices, whatever
-    # TDC_BACKEND_LIBS / TDC_DEVICES / TDC_EXPECT say (those are for the
-    # plain entries, the vendor's). "privateuseone" names PrivateUse1 on
-    # every LibTorch, whatever the backend calls itself.
-    # The waiver check runs the twin directly, so it needs the same settings.
-    set(twin_environment TDC_BACKEND_LIBS=$<TARGET_FILE:TDC::loopback> TDC_DEVICES=privateuseone
-      TDC_EXPECT=privateuseone:2 ${own_waivers})
-    if(TARGET tdc_loopback)
-      add_dependencies(${twin} tdc_loopback)
-    endif()
-    _tdc_discover(${twin} ${arg_NAME} "loopback:" "${labels};loopback"
-      "${twin_environment}" "$<TARGET_FILE:TDC::loopback>" "TDC_BACKEND_LIBS;TDC_DEVICES;TDC_EXPECT"
-      "${level_files}")
-    tdc_register_suite_run($<TARGET_FILE:${twin}> ${twin_environment})
-  endif()
-  _tdc_install_suite(${arg_NAME} "${twin}" "${labels}" "${waivers}" "${own_levels}")
-  _tdc_defer_resource_spec()
-endfunction()
-
-function(_tdc_suite_executable target objects guard)
-  add_executable(${target} $<TARGET_OBJECTS:${objects}>)
-  target_link_libraries(${target} PRIVATE ${objects} ${guard} TDC::main)
-  tdc_target_uses_torch(${target})
-  # Installed, it finds LibTorch where it was built against (the RUNPATH;
-  # LD_LIBRARY_PATH overrides it: docs/install.md).
-  set_target_properties(${target} PROPERTIES RUNTIME_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/bin"
-    INSTALL_RPATH_USE_LINK_PATH TRUE)
-  if(TARGET tdc_batch)
-    add_dependencies(${target} tdc_batch)
-  endif()
-endfunction()
-
-# Declares the suite's ctest entries through a script that ctest runs at its
-# start (cmake/TdcSuiteTests.cmake.in). `environment`: what the entries set
-# (the twin's backend, the suite's waivers); `own_backends`: libraries the
-# entries load, whose identity (like that of TDC_BACKEND_LIBS and LibTorch)
-# keys the cached list; `overridden`: the variables the entries set, which
-# therefore do not key it; `level_files`: the levels files of the suite.
-function(_tdc_discover target short_name prefix labels environment own_backends overridden level_files)
-  set(TDC_TARGET "${target}")
-  set(TDC_SHORT_NAME "${short_name}")
-  set(TDC_TEST_PREFIX "${prefix}")
-  set(TDC_TEST_LABELS "${labels}")
-  set(TDC_RUN_ENVIRONMENT "${environment}")
-  set(TDC_OWN_BACKENDS "${own_backends}")
-  set(TDC_LAUNCHER_OVERRIDES "${overridden}")
-  set(TDC_BINARY "$<TARGET_FILE:${target}>")
-  set(TDC_BATCH "$<TARGET_FILE:TDC::batch>")
-  set(TDC_LISTING_FILE "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests")
-  set(TDC_BATCHES_DIR "${CMAKE_BINARY_DIR}/batches")
-  # Plain ctest's own folder, never ci/conformance's (<build>/results/gtest): a
-  # plain run after it must not mix its XML into that run's results.
-  set(TDC_XML_DIR "${CMAKE_BINARY_DIR}/ctest-gtest")
-  set(TDC_LEVEL_FILES "")
-  foreach(file IN LISTS level_files)
-    string(APPEND TDC_LEVEL_FILES " \"${file}\"")
-  endforeach()
-  _tdc_torch_identity_libraries(TDC_IDENTITY_LIBRARIES)
-  configure_file("${TDC_CMAKE_DIR}/TdcSuiteTests.cmake.in"
-    "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake.gen" @ONLY)
-  # Generator expressions (the binaries' paths) resolve at generate time.
-  file(GENERATE OUTPUT "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake"
-    INPUT "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake.gen")
-  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${CMAKE_CURRENT_BINARY_DIR}/${target}_tests.cmake")
-endfunction()
-
-#[=======================================================================[
-tdc_add_conformance_test(NAME <name> PROGRAM <suite target> [ARGS <arg>...]
-                         [ENVIRONMENT <k=v>...] [LABELS <label>...]
-                         [PASS_REGULAR_EXPRESSION <regex>] [TIMEOUT <s>])
-A ctest entry of its own that runs a suite program once, with settings of its
-own (selection's masked accelerator): registered in this build and, like the
-suites, in an installed TDC's (share/tdc/suites.d).
-#]=======================================================================]
-function(tdc_add_conformance_test)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;PROGRAM;PASS_REGULAR_EXPRESSION;TIMEOUT"
-    "ARGS;ENVIRONMENT;LABELS")
-  if(NOT arg_NAME OR NOT arg_PROGRAM)
-    message(FATAL_ERROR "tdc_add_conformance_test: NAME and PROGRAM are required")
-  endif()
-  if(NOT arg_TIMEOUT)
-    set(arg_TIMEOUT 120)
-  endif()
-  add_test(NAME ${arg_NAME} COMMAND ${arg_PROGRAM} ${arg_ARGS})
-  set_tests_properties(${arg_NAME} PROPERTIES LABELS "${arg_LABELS}" TIMEOUT ${arg_TIMEOUT}
-    ENVIRONMENT "${arg_ENVIRONMENT}")
-  if(arg_PASS_REGULAR_EXPRESSION)
-    set_tests_properties(${arg_NAME} PROPERTIES PASS_REGULAR_EXPRESSION "${arg_PASS_REGULAR_EXPRESSION}")
-  endif()
-  set(call "tdc_installed_test(NAME \"${arg_NAME}\" PROGRAM \"${arg_PROGRAM}\" TIMEOUT ${arg_TIMEOUT}")
-  foreach(field ARGS ENVIRONMENT LABELS)
-    string(APPEND call "\n  ${field}")
-    foreach(value IN LISTS arg_${field})
-      _tdc_cmake_quoted(value "${value}")
-      string(APPEND call " ${value}")
-    endforeach()
-  endforeach()
-  if(arg_PASS_REGULAR_EXPRESSION)
-    _tdc_cmake_quoted(regex "${arg_PASS_REGULAR_EXPRESSION}")
-    string(APPEND call "\n  PASS_REGULAR_EXPRESSION ${regex}")
-  endif()
-  set_property(GLOBAL APPEND_STRING PROPERTY TDC_MANIFEST "${call})\n")
-endfunction()
-
-# "a\b;c" -> "\"a\\\\b;c\"": a value as a quoted CMake argument.
-function(_tdc_cmake_quoted out value)
-  string(REPLACE "\\" "\\\\" value "${value}")
-  string(REPLACE "\"" "\\\"" value "${value}")
-  string(REPLACE "$" "\\$" value "${value}")
-  set(${out} "\"${value}\"" PARENT_SCOPE)
-endfunction()
-
-# Install rules of one suite, and its line in the project's manifest
-# (share/tdc/suites.d/<project>.cmake, written once every suite is known).
-# Its waiver and own levels files: TDC's own data keeps its place under
-# share/tdc (cmake/TdcInstall.cmake installs it); a vendor's goes to
-# share/tdc/<project>/. (TDC's suites/levels.txt applies to every suite:
-# an installed TDC adds its own.)
-function(_tdc_install_suite name twin labels waivers own_levels)
-  install(TARGETS tdc_${name} ${twin} RUNTIME DESTINATION ${TDC_INSTALL_SUITE_DIR})
-  _tdc_installed_data(installed_waivers "${waivers}")
-  _tdc_installed_data(installed_levels "${own_levels}")
-  list(JOIN labels " " label_words)
-  string(CONCAT call "tdc_installed_suite(NAME ${name} PROGRAM tdc_${name} TWIN \"${twin}\" LABELS ${label_words}\n"
-    "  KNOWN_FAILURES \"${installed_waivers}\" LEVELS \"${installed_levels}\")\n")
-  set_property(GLOBAL APPEND_STRING PROPERTY TDC_MANIFEST "${call}")
-  get_property(deferred GLOBAL PROPERTY _TDC_MANIFEST_DEFERRED)
-  if(NOT deferred)
-    set_property(GLOBAL PROPERTY _TDC_MANIFEST_DEFERRED TRUE)
-    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _tdc_write_manifest)
-  endif()
-endfunction()
-
-# <out>: where `file` lies under an install prefix ("" for "").
-function(_tdc_installed_data out file)
-  if(file STREQUAL "")
-    set(${out} "" PARENT_SCOPE)
-    return()
-  endif()
-  file(RELATIVE_PATH inside "${TDC_DATA_DIR}" "${file}")
-  if(NOT inside MATCHES "^[.][.]/" AND NOT IS_ABSOLUTE "${inside}")
-    set(${out} "share/tdc/${inside}" PARENT_SCOPE)
-    return()
-  endif()
-  get_filename_component(base "${file}" NAME)
-  install(FILES "${file}" DESTINATION share/tdc/${PROJECT_NAME})
-  set(${out} "share/tdc/${PROJECT_NAME}/${base}" PARENT_SCOPE)
-endfunction()
-
-# The manifest: what an installed TDC needs to run this project's suites,
-# every path relative to the prefix it is installed under
-# (cmake/TdcInstalledTests.cmake reads it).
-function(_tdc_write_manifest)
-  get_property(body GLOBAL PROPERTY TDC_MANIFEST)
-  if(NOT DEFINED TDC_BUILT_TORCH_VERSION)
-    set(TDC_BUILT_TORCH_VERSION "${TDC_TORCH_VERSION}")
-    set(TDC_BUILT_TORCH_VARIANT "${TDC_TORCH_VARIANT}")
-  endif()
-  set(manifest "${CMAKE_BINARY_DIR}/tdc-manifest/${PROJECT_NAME}.cmake")
-  file(WRITE "${manifest}"
-    "# The TDC conformance suites of ${PROJECT_NAME} ${PROJECT_VERSION}, installed under this prefix;\n"
-    "# read by an installed TDC at every ctest start (cmake/TdcInstalledTests.cmake).\n"
-    "tdc_installed_package(NAME ${PROJECT_NAME} VERSION \"${PROJECT_VERSION}\" TDC_VERSION \"${TDC_VERSION}\"\n"
-    "  TORCH_VERSION \"${TDC_BUILT_TORCH_VERSION}\" TORCH_VARIANT \"${TDC_BUILT_TORCH_VARIANT}\")\n"
-    "${body}")
-  install(FILES "${manifest}" DESTINATION ${TDC_INSTALL_MANIFEST_DIR})
-endfunction()
-
-#[=======================================================================[
-tdc_generate_resource_spec()
-Once per build, deferred to the end of the top-level directory by the first
-tdc_add_conformance_suite(): ctest then writes the resource spec from
-discovery at its start and honours every entry's device claims without a
---resource-spec-file (cmake/TdcResourceSpec.cmake).
-#]=======================================================================]
-function(_tdc_defer_resource_spec)
-  get_property(deferred GLOBAL PROPERTY _TDC_RESOURCE_SPEC_DEFERRED)
-  if(NOT deferred)
-    set_property(GLOBAL PROPERTY _TDC_RESOURCE_SPEC_DEFERRED TRUE)
-    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL tdc_generate_resource_spec)
-  endif()
-endfunction()
-
-function(tdc_generate_resource_spec)
-  set(TDC_DEVICE_SELECT "$<TARGET_FILE:TDC::device_select>")
-  set(TDC_LOOPBACK "")
-  if(TARGET TDC::loopback)
-    set(TDC_LOOPBACK "$<TARGET_FILE:TDC::loopback>")
-  endif()
-  _tdc_torch_identity_libraries(TDC_IDENTITY_LIBRARIES)
-  configure_file("${TDC_CMAKE_DIR}/TdcResourceSpec.cmake.in"
-    "${CMAKE_BINARY_DIR}/tdc_resource_spec.cmake.gen" @ONLY)
-  file(GENERATE OUTPUT "${CMAKE_BINARY_DIR}/tdc_resource_spec.cmake"
-    INPUT "${CMAKE_BINARY_DIR}/tdc_resource_spec.cmake.gen")
-  set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY TEST_INCLUDE_FILES
-    "${CMAKE_BINARY_DIR}/tdc_resource_spec.cmake")
-endfunction()
-
-# LibTorch's own libraries: their identity keys cached lists and specs.
-function(_tdc_torch_identity_libraries out)
-  # LOCATION: an imported target's file for the build's configuration
-  # (pip's LibTorch sets only IMPORTED_LOCATION_RELEASE).
-  get_target_property(torch_library torch LOCATION)
-  get_filename_component(torch_dir "${torch_library}" DIRECTORY)
-  set(libraries "")
-  foreach(name torch torch_cpu c10 torch_cuda c10_cuda)
-    if(EXISTS "${torch_dir}/lib${name}.so")
-      list(APPEND libraries "${torch_dir}/lib${name}.so")
-    endif()
-  endforeach()
-  set(${out} "${libraries}" PARENT_SCOPE)
-endfunction()
-
-#[=======================================================================[
-tdc_add_selftest(NAME <name> COMMAND <cmd>... [TIMEOUT <s>] [ENVIRONMENT <k=v>...]
-                 [LABELS <label>...])
-The project's own tests (label: selftest), as opposed to conformance checks.
-A self-test decides its verdict itself (check_run.py, expect_failures.py):
-exit status 0 passed, anything else failed. Every self-test finds the
-Python tools' package (ci/tdc) by PYTHONPATH, never by editing sys.path.
-#]=======================================================================]
-function(tdc_add_selftest)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TIMEOUT" "COMMAND;ENVIRONMENT;LABELS")
-  if(NOT arg_NAME OR NOT arg_COMMAND)
-    message(FATAL_ERROR "tdc_add_selftest: NAME and COMMAND are required")
-  endif()
-  if(NOT arg_TIMEOUT)
-    set(arg_TIMEOUT 300)
-  endif()
-  add_test(NAME selftest.${arg_NAME} COMMAND ${arg_COMMAND})
-  set(environment "PYTHONPATH=${TDC_DATA_DIR}/ci" ${arg_ENVIRONMENT})
-  set_tests_properties(selftest.${arg_NAME} PROPERTIES
-    LABELS "selftest;${arg_LABELS}" TIMEOUT ${arg_TIMEOUT} ENVIRONMENT "${environment}")
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/TdcTestingHelpers.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/tdc_add_conformance_suite.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/tdc_add_conformance_test.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/tdc_generate_resource_spec.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/tdc_add_selftest.cmake")

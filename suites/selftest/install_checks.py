@@ -181,7 +181,8 @@ REQUIRED = [
     "share/tdc/ci/tdc/__init__.py", "share/tdc/ci/tdc/schemas/summary.schema.json", "share/tdc/ci/health",
     "share/tdc/ci/tdc/verbs.py", "share/tdc/ci/package", "share/tdc/ci/verify", "share/tdc/ci/merge",
     "share/tdc/ci/lib.sh", "share/tdc/cmake/discovery-environment.txt",
-    "share/tdc/cmake/TdcInstalledTests.cmake", "share/tdc/cmake/TdcTesting.cmake", "share/tdc/suites/levels.txt",
+    "share/tdc/cmake/TdcInstalledTests.cmake", "share/tdc/cmake/TdcTesting.cmake",
+    "share/tdc/cmake/tdc_add_conformance_suite.cmake", "share/tdc/suites/levels.txt",
     "share/tdc/suites/known_failures.txt", "share/tdc/suites/mustpass/level1.txt",
     "share/tdc/suites/mustpass/level2.txt", "share/tdc/suites/mustpass/level3.txt",
     "share/tdc/bench/thresholds.json", "share/tdc/suites.d/tdc.cmake", "share/tdc/build/CMakeCache.txt",
@@ -298,9 +299,32 @@ def layout(args, problems):
     problems.expect(not any("NOT_BUILT" in n or "TdcConfiguration" in n for n in names),
                     f"the installed suites list configuration errors: {[n for n in names if 'Tdc' in n][:3]}")
     print(f"tdc ctest -N from the moved prefix: {len(names)} entries")
+    installed_claims(prefix, state, problems)
     extra_suites(prefix, state, args.work, problems)
     compare_snapshots(before, snapshot(prefix), f"the prefix {prefix}", problems)
     version_file_agrees(prefix, args.work, problems)
+
+
+def installed_claims(prefix, state, problems):
+    """Each suite's claim (tdc_add_conformance_suite's PERCENT) reaches the
+    installed entries through the manifest: memory's is a whole device,
+    placement's the default share (TDC_GPU_PERCENT of the build)."""
+    done, _ = tdc(prefix, f"--state-dir={state}", "ctest", "-N", "--show-only=json-v1", timeout=900)
+    slots = {}
+    try:
+        tests = json.loads(done.stdout)["tests"]
+    except (ValueError, KeyError):
+        tests = []
+    for test in tests:
+        suite = re.sub(r"[.@].*", "", test["name"])
+        for prop in test.get("properties", []):
+            if prop["name"] == "RESOURCE_GROUPS":
+                slots.setdefault(suite, set()).update(need["slots"] for group in prop["value"]
+                                                      for need in group["requirements"])
+    share = int(facts(prefix)["TDC_GPU_PERCENT"])
+    problems.expect(slots.get("loopback:memory") == {100} and slots.get("loopback:placement") == {share},
+                    f"installed claims: loopback:memory {slots.get('loopback:memory')}, loopback:placement "
+                    f"{slots.get('loopback:placement')}; expected {{100}} and {{{share}}} (exit {done.returncode})")
 
 
 def fake_manifest(folder, name, text):

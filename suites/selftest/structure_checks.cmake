@@ -64,6 +64,17 @@ if(TARGET tdc_loopback AND TDC_TOOL_SELFTESTS)
   set_tests_properties(selftest.resources_keep_tests_apart_per_device PROPERTIES RUN_SERIAL TRUE
     LABELS "selftest;nested")
 endif()
+# Each suite claims its own share (tdc_add_conformance_suite's PERCENT): the
+# build's entries give OutOfMemory a whole device and other checks a share,
+# and a real ctest run with those claims over one 100-slot device runs two
+# small checks together and OutOfMemory alone; with OutOfMemory's claim the
+# small share it fails (ci/tests/test_device_claims.py). CTest's and the
+# registration's machinery: a tool self-test, on ci/selftest's first build.
+if(TARGET tdc_loopback AND TDC_TOOL_SELFTESTS)
+  tdc_add_pytest_selftest(NAME device_claims_keep_out_of_memory_alone FILE test_device_claims.py
+    ENVIRONMENT TDC_CLAIMS_BUILD=${CMAKE_BINARY_DIR})
+  set_tests_properties(selftest.device_claims_keep_out_of_memory_alone PROPERTIES LABELS "selftest;nested")
+endif()
 # A test handed another device's resource fails naming both.
 string(TOUPPER "${TDC_PRIVATEUSE1_NAME}" TDC_PRIVATEUSE1_NAME_UPPER)
 if(TARGET tdc_loopback)
