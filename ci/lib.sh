@@ -9,8 +9,18 @@ TDC_JOBS="${TDC_JOBS:-$(nproc)}"
 tdc_log() { [ -n "${TDC_QUIET:-}" ] || printf '\n==> %s\n' "$*" >&2; }
 tdc_die() { printf 'tdc: %s\n' "$*" >&2; exit 2; }
 
-# The Python tools (ci/tdc): python3 -m tdc <verb> ...
-tdc_tool() { PYTHONPATH="$TDC_ROOT/ci${PYTHONPATH:+:$PYTHONPATH}" python3 -m tdc "$@"; }
+# The Python tools (ci/tdc). A verb runs through bin/tdc, the one launcher
+# (it puts ci/ on Python's path): this tree's, or, where these scripts are an
+# installed TDC's (<prefix>/share/tdc/ci), the prefix's <prefix>/bin/tdc.
+# tdc_python runs what is no verb of python3 (a self-test script, or a verb
+# in another interpreter) with ci/ on the path: the ci/ scripts' one other place.
+if [ -x "$TDC_ROOT/bin/tdc" ]; then
+  TDC_LAUNCHER="$TDC_ROOT/bin/tdc"
+else
+  TDC_LAUNCHER="$(dirname "$(dirname "$TDC_ROOT")")/bin/tdc"
+fi
+tdc_tool() { "$TDC_LAUNCHER" "$@"; }
+tdc_python() { PYTHONPATH="$TDC_ROOT/ci${PYTHONPATH:+:$PYTHONPATH}" "$@"; }
 
 # Debian packages, installed only when missing; apt-get update runs at most once.
 # TDC_NO_PROVISION=1: install nothing (a host that has what it needs); a
@@ -189,7 +199,7 @@ tdc_after_run() {
   # tdc.pipeline.write_report (what tdc report calls), or one line saying why
   # there is none.
   tdc_log "report"
-  PYTHONPATH="$TDC_ROOT/ci${PYTHONPATH:+:$PYTHONPATH}" "$python" -m tdc run-report --results "$results" \
+  tdc_python "$python" -m tdc run-report --results "$results" \
     "${quiet[@]}" >&2 || true
   for entry in junit.xml summary.json context.json report.html gtest bench; do
     [ -e "$results/$entry" ] && made+=("$entry")
