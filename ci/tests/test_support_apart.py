@@ -36,8 +36,8 @@ def problems(ci_dir, install_rule):
                            else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
                 if any(m == "fleetsim" or m.startswith("fleetsim.") for m in modules):
                     found.append(f"{where} imports fleetsim")
-    if re.search(r"suites/selftest", install_rule):
-        found.append("the install rule names suites/selftest")
+    if re.search(r"suites/selftest|DIRECTORY\s+\"?suites/?[\s\"]", install_rule):
+        found.append("the install rule installs suites/selftest")
     return found
 
 
@@ -65,4 +65,6 @@ def test_a_simulator_back_in_the_tools_is_found(tmp_path):
         os.path.join("tdc", "fleet", "simulate.py") + " is named like fleetsim/simulate.py",
         os.path.join("tdc", "fleet", "simulate.py") + " imports fleetsim",
         os.path.join("tdc", "fleet", "uses.py") + " imports fleetsim",
-        "the install rule names suites/selftest"]
+        "the install rule installs suites/selftest"]
+    assert problems(str(ci / "tdc" / "bench"), "install(DIRECTORY suites/ DESTINATION share/tdc)") == [
+        "the install rule installs suites/selftest"]
