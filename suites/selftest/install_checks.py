@@ -192,7 +192,7 @@ ABSENT = ["share/tdc/ci/tests", "share/tdc/ci/conformance", "share/tdc/ci/selfte
 TEST_SUPPORT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fleetsim")
 
 
-def test_support_in(prefix):
+def support_files_in(prefix):
     """Installed files named like a module of suites/selftest/fleetsim (or
     under a fleetsim folder), relative to PREFIX."""
     names = {n for n in os.listdir(TEST_SUPPORT) if n.endswith(".py") and n != "__init__.py"}
@@ -279,7 +279,7 @@ def layout(args, problems):
                     "suite programs")
     extra = [p for p in ABSENT if os.path.exists(os.path.join(prefix, p))]
     problems.expect(not extra, f"the prefix holds what it must not: {extra}")
-    support = test_support_in(prefix)
+    support = support_files_in(prefix)
     problems.expect(not support, f"the prefix holds the self-tests' support: {support}")
     source, build = os.path.realpath(args.source), os.path.realpath(args.build_dir)
     naming = names_a_tree(prefix, source, build)
@@ -292,8 +292,8 @@ def layout(args, problems):
     problems.expect(names_a_tree(planted, source, build), "the tree scan does not see a planted build path")
     os.makedirs(os.path.join(planted, "share", "tdc", "ci", "tdc", "fleet"))
     open(os.path.join(planted, "share", "tdc", "ci", "tdc", "fleet", "simulate.py"), "w").close()
-    problems.expect(test_support_in(planted) == ["share/tdc/ci/tdc/fleet/simulate.py"],
-                    f"the support scan does not see a planted simulator: {test_support_in(planted)}")
+    problems.expect(support_files_in(planted) == ["share/tdc/ci/tdc/fleet/simulate.py"],
+                    f"the support scan does not see a planted simulator: {support_files_in(planted)}")
     print(f"layout: {len(REQUIRED)} required files, {len(installed_programs(prefix))} suite programs, "
           f"{len(naming)} naming a tree, "
           f"{len(support)} of the self-tests' support")
