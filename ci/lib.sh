@@ -9,17 +9,10 @@ TDC_JOBS="${TDC_JOBS:-$(nproc)}"
 tdc_log() { [ -n "${TDC_QUIET:-}" ] || printf '\n==> %s\n' "$*" >&2; }
 tdc_die() { printf 'tdc: %s\n' "$*" >&2; exit 2; }
 
-# The Python tools (ci/tdc). A verb runs through bin/tdc, the one launcher
-# (it puts ci/ on Python's path): this tree's, or, where these scripts are an
-# installed TDC's (<prefix>/share/tdc/ci), the prefix's <prefix>/bin/tdc.
-# tdc_python runs what is no verb of python3 (a self-test script, or a verb
-# in another interpreter) with ci/ on the path: the ci/ scripts' one other place.
-if [ -x "$TDC_ROOT/bin/tdc" ]; then
-  TDC_LAUNCHER="$TDC_ROOT/bin/tdc"
-else
-  TDC_LAUNCHER="$(dirname "$(dirname "$TDC_ROOT")")/bin/tdc"
-fi
-tdc_tool() { "$TDC_LAUNCHER" "$@"; }
+# The Python tools (ci/tdc), run with ci/ on Python's path: the ci/ scripts'
+# one place for it (bin/tdc is a user's). Not through bin/tdc: ci/health runs
+# with a PATH that may lack what bin/tdc needs (readlink; health_fails_closed).
+tdc_tool() { tdc_python python3 -m tdc "$@"; }
 tdc_python() { PYTHONPATH="$TDC_ROOT/ci${PYTHONPATH:+:$PYTHONPATH}" "$@"; }
 
 # Debian packages, installed only when missing; apt-get update runs at most once.
