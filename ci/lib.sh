@@ -9,8 +9,11 @@ TDC_JOBS="${TDC_JOBS:-$(nproc)}"
 tdc_log() { [ -n "${TDC_QUIET:-}" ] || printf '\n==> %s\n' "$*" >&2; }
 tdc_die() { printf 'tdc: %s\n' "$*" >&2; exit 2; }
 
-# The Python tools (ci/tdc): python3 -m tdc <verb> ...
-tdc_tool() { PYTHONPATH="$TDC_ROOT/ci${PYTHONPATH:+:$PYTHONPATH}" python3 -m tdc "$@"; }
+# The Python tools (ci/tdc), run with ci/ on Python's path: the ci/ scripts'
+# one place for it (bin/tdc is a user's). Not through bin/tdc: ci/health runs
+# with a PATH that may lack what bin/tdc needs (readlink; health_fails_closed).
+tdc_tool() { tdc_python python3 -m tdc "$@"; }
+tdc_python() { PYTHONPATH="$TDC_ROOT/ci${PYTHONPATH:+:$PYTHONPATH}" "$@"; }
 
 # Debian packages, installed only when missing; apt-get update runs at most once.
 # TDC_NO_PROVISION=1: install nothing (a host that has what it needs); a
@@ -189,7 +192,7 @@ tdc_after_run() {
   # tdc.pipeline.write_report (what tdc report calls), or one line saying why
   # there is none.
   tdc_log "report"
-  PYTHONPATH="$TDC_ROOT/ci${PYTHONPATH:+:$PYTHONPATH}" "$python" -m tdc run-report --results "$results" \
+  tdc_python "$python" -m tdc run-report --results "$results" \
     "${quiet[@]}" >&2 || true
   for entry in junit.xml summary.json context.json report.html gtest bench; do
     [ -e "$results/$entry" ] && made+=("$entry")

@@ -22,8 +22,7 @@ import secrets
 import socket
 import subprocess
 
-from tdc import ROOT, cli, discovery_env, results, source
-from tdc.errors import InputError
+from tdc import ROOT, cli, cmake_cache, discovery_env, results, source
 from tdc.fleet.allocation import slurm_context
 
 
@@ -37,19 +36,6 @@ def output(command, cwd=None):
 
 def first_line(text):
     return text.splitlines()[0] if text else None
-
-
-def cmake_cache(build_dir):
-    values = {}
-    try:
-        with open(os.path.join(build_dir, "CMakeCache.txt"), encoding="utf-8", errors="replace") as f:
-            for line in f:
-                match = re.match(r"^([A-Za-z_0-9]+):[A-Z]+=(.*)$", line.rstrip("\n"))
-                if match:
-                    values[match.group(1)] = match.group(2)
-    except OSError:
-        raise InputError(f"{build_dir} is not a configured build (no CMakeCache.txt)")
-    return values
 
 
 def package_version(config_dir, name):
@@ -138,7 +124,7 @@ def new_run_id():
 
 def describe(build_dir, level=None, command_line="", run_id=None):
     """The context document (unstamped)."""
-    cache = cmake_cache(build_dir)
+    cache = cmake_cache.read(build_dir)
     loopback = os.path.join(build_dir, "lib", "libtdc_loopback.so")
     host_devices = devices(build_dir, [])
     # tdc_context's "settings": what the run used (TDC_SUSTAINED_SECONDS as

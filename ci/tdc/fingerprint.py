@@ -16,7 +16,7 @@ import hashlib
 import json
 import os
 
-from tdc import context, discovery_env
+from tdc import cmake_cache, context, discovery_env
 from tdc.errors import InputError
 
 NVIDIA_PROC = "/proc/driver/nvidia/gpus"
@@ -62,7 +62,7 @@ def nvidia_uuids(root=NVIDIA_PROC):
 def of(environment, build_dir):
     """{"digest": hex, "parts": {...}} for this environment and build."""
     try:  # no build: nothing to name (the run says so itself)
-        cache = context.cmake_cache(build_dir) if build_dir else {}
+        cache = cmake_cache.read(build_dir) if build_dir else {}
     except InputError:
         cache = {}
     libraries = [p for p in (environment.get("TDC_BACKEND_LIBS") or "").split(":") if p]

@@ -24,7 +24,7 @@ import os
 import shutil
 import sys
 
-from tdc import ROOT, cli, context, safeio
+from tdc import ROOT, cli, cmake_cache, safeio
 from tdc.errors import InputError
 
 FACTS = os.path.join("share", "tdc", "build")
@@ -123,7 +123,7 @@ def make_tree(state=None):
     if inside(existing_part(state), where) or inside(state, where):
         raise InputError(f"state folder {state} is inside the installed TDC at {where}, which is never "
                          "written to: name another (--state-dir, TDC_STATE_DIR)")
-    facts = context.cmake_cache(os.path.join(where, FACTS))
+    facts = cmake_cache.read(os.path.join(where, FACTS))
     check_torch(facts)
     cmake = shutil.which("cmake")
     if not cmake or not shutil.which("ctest"):

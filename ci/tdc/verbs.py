@@ -123,10 +123,17 @@ def child(name, python=None, env=None):
     matplotlib); `env` the environment to add it to (default os.environ)."""
     if name not in VERBS:
         raise KeyError(f"{name!r} is not a verb of tdc/verbs.py")
+    return [python or sys.executable, "-m", "tdc", name], tools_env(env)
+
+
+def tools_env(env=None):
+    """ENV (default os.environ), copied, with this package's folder (ci/)
+    first on PYTHONPATH: how a process of its own imports tdc. The Python
+    side's one place for it, as bin/tdc is the command line's."""
     env = dict(os.environ if env is None else env)
     ci = os.path.join(ROOT, "ci")
     env["PYTHONPATH"] = ci + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return [python or sys.executable, "-m", "tdc", name], env
+    return env
 
 
 def installed_here():

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from tdc import ROOT, schema, verdict
+from tdc import ROOT, schema, verdict, verbs
 from tdc.fleet import actions, drain
 
 
@@ -59,7 +59,7 @@ def test_the_drain_reason_names_the_action_and_a_compound_drained_state_resumes(
 
 def test_a_bad_budget_is_an_unknown_verdict_not_an_argparse_exit():
     for budget in ("abc", "5"):
-        env = dict(os.environ, TDC_HEALTH_BUDGET=budget, PYTHONPATH=os.path.join(ROOT, "ci"))
+        env = verbs.tools_env(dict(os.environ, TDC_HEALTH_BUDGET=budget))
         done = subprocess.run([sys.executable, "-m", "tdc.fleet.node_check", "--build-dir=/nonexistent",
                                "--node=n0"], env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 2

@@ -17,8 +17,9 @@ import subprocess
 import pytest
 from conftest import ROOT
 
-from tdc import package as package_tool, synthetic_run, verify
-from tdc.fleet import matrix, merge, rewrite
+from fleetsim import rewrite, synthetic_run
+from tdc import package as package_tool, verify
+from tdc.fleet import matrix, merge
 
 NOT_CHECKED = "provenance: not checked (no --allowed-signers): integrity only"
 

@@ -9,7 +9,8 @@ import tempfile
 
 import pytest
 
-from tdc import package as package_tool, summarize, synthetic_run
+from fleetsim import synthetic_run
+from tdc import package as package_tool, summarize
 from tdc.errors import InputError
 from tdc.fleet import merge, signing
 

@@ -72,7 +72,7 @@ def test_every_option_says_what_it_does(verb, module):
 
 def test_python_m_tdc_lists_every_verb():
     run = subprocess.run([sys.executable, "-m", "tdc", "--help"], capture_output=True, text=True,
-                         env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "ci")))
+                         env=verbs.tools_env())
     assert run.returncode == 0
     for verb in verbs.VERBS:
         assert f"  {verb} " in run.stdout

@@ -4,7 +4,8 @@ import os
 import tarfile
 
 import pytest
-from tdc import package as package_tool, synthetic_run
+from fleetsim import synthetic_run
+from tdc import package as package_tool
 from tdc.errors import InputError
 
 BAD_GTEST = ('<testsuites><testsuite name="Placement"><testcase name="ModuleToMovesParametersAndBuffers/cpu" '

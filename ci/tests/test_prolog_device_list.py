@@ -20,7 +20,7 @@ import sys
 import pytest
 
 from conftest import ROOT, recorded_verdict
-from tdc import fingerprint
+from tdc import fingerprint, verbs
 from tdc.fleet import allocation, node_check
 
 BUILD = os.environ.get("TDC_PROLOG_BUILD", "")
@@ -33,8 +33,8 @@ pytestmark = pytest.mark.skipif(not os.path.isfile(os.path.join(BUILD, "bin", "t
 def node(tmp_path):
     """The node's environment (2 loopback devices), its verdict's path and device names."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TDC_", "SLURM"))}
-    env.update(TDC_BACKEND_LIBS=os.path.join(BUILD, "lib", "libtdc_loopback.so"), TDC_LOOPBACK_DEVICES="2",
-               PYTHONPATH=os.path.join(ROOT, "ci"))
+    env.update(TDC_BACKEND_LIBS=os.path.join(BUILD, "lib", "libtdc_loopback.so"), TDC_LOOPBACK_DEVICES="2")
+    env = verbs.tools_env(env)
     kind = allocation.loopback_type(BUILD)
     state = str(tmp_path / "state")
     return {"env": env, "state": state, "devices": [f"{kind}:0", f"{kind}:1"],

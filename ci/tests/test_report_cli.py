@@ -10,16 +10,17 @@ import subprocess
 import pytest
 from conftest import ROOT
 
+from tdc import verbs
 from tdc.results import counts as status_counts
 
-# Debian's python3, which has jinja2 (run() puts ci/ on PYTHONPATH).
-REPORT = ("/usr/bin/python3", "-m", "tdc", "report")
+# Debian's python3, which has jinja2; tdc.verbs.child puts ci/ on its path.
+REPORT = tuple(verbs.child("report", python="/usr/bin/python3")[0])
 MERGE = os.path.join(ROOT, "ci", "merge")
 
 
 def run(*command):
     result = subprocess.run(list(command), capture_output=True, text=True, timeout=120,
-                            env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "ci")))
+                            env=verbs.child("report")[1])
     return result.returncode, result.stdout, result.stderr
 
 

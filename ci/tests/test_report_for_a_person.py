@@ -9,9 +9,9 @@ import os
 import re
 import subprocess
 
-from conftest import ROOT
+from tdc import verbs
 
-REPORT = ("/usr/bin/python3", "-m", "tdc", "report")  # Debian's, which has jinja2
+REPORT, REPORT_ENV = verbs.child("report", python="/usr/bin/python3")  # Debian's, which has jinja2
 
 
 def gbench(run_name, seconds_us, size=None):
@@ -46,8 +46,7 @@ def results_folder(tmp, failed=False, seed=True, message="x"):
 
 
 def page_of(folder):
-    run = subprocess.run([*REPORT, str(folder)], capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "ci")))
+    run = subprocess.run([*REPORT, str(folder)], capture_output=True, text=True, timeout=120, env=REPORT_ENV)
     assert run.returncode == 0, run.stderr
     return open(run.stdout.strip(), encoding="utf-8").read()
 

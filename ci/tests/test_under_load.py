@@ -1,7 +1,7 @@
 """tdc.under_load: runs beside busy loops, counts failures, stops the loops by PID."""
 import os
 
-from tdc import under_load
+from tdc import under_load, verbs
 
 
 def alive(pid):
@@ -37,11 +37,10 @@ def test_a_missing_command_is_one_line_and_stops_the_loops(tmp_path, capsys, mon
 
 def test_term_stops_the_loops(tmp_path):
     import subprocess
-    import sys
     import time
-    ci = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    tool = subprocess.Popen([sys.executable, "-m", "tdc", "under-load", "--loops", "1", "--log-dir", str(tmp_path),
-                             "--", "sleep", "30"], env=dict(os.environ, PYTHONPATH=ci),
+    command, env = verbs.child("under-load")
+    tool = subprocess.Popen([*command, "--loops", "1", "--log-dir", str(tmp_path),
+                             "--", "sleep", "30"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 20
     loops = []

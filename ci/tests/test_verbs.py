@@ -97,7 +97,7 @@ def test_every_known_command_is_a_verb_or_makes_a_build():
 
 def test_tdc_help_lists_every_verb_and_the_exit_codes():
     for run in (tdc("--help"), subprocess.run([sys.executable, "-m", "tdc", "--help"], capture_output=True,
-                                              text=True, env=dict(os.environ, PYTHONPATH=os.path.join(ROOT, "ci")))):
+                                              text=True, env=verbs.tools_env())):
         assert run.returncode == 0, run.stderr
         listed = re.findall(r"^  ([a-z][a-z-]*) +\S", run.stdout, re.M)
         assert listed == list(verbs.VERBS), listed

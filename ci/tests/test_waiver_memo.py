@@ -11,11 +11,12 @@ skipped, saying so.
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 
 from conftest import ROOT
+
+from tdc import verbs
 
 WAIVERS = os.path.join(ROOT, "suites", "selftest", "waivers")
 RUN = os.environ.get("TDC_CHECK_WAIVERS_RUN", "")
@@ -25,9 +26,9 @@ pytestmark = pytest.mark.skipif(not RUN, reason="TDC_CHECK_WAIVERS_RUN names no 
 
 def check(waivers, memo):
     """tdc check-waivers' exit status and output, with this waiver file."""
-    env = dict(os.environ, TDC_KNOWN_FAILURES=str(waivers), PYTHONPATH=os.path.join(ROOT, "ci"))
-    run = subprocess.run([sys.executable, "-m", "tdc", "check-waivers", f"--run={RUN}",
-                          f"--memo={memo}"], env=env, capture_output=True, text=True, timeout=600)
+    command, env = verbs.child("check-waivers", env=dict(os.environ, TDC_KNOWN_FAILURES=str(waivers)))
+    run = subprocess.run([*command, f"--run={RUN}", f"--memo={memo}"], env=env, capture_output=True, text=True,
+                         timeout=600)
     return run.returncode, run.stdout + run.stderr
 
 

@@ -1,28 +1,24 @@
 # The loopback's fault registry (fixtures/loopback/faults/registry.json) and
 # what is made from it agree: the hooks, the docs, the fault matrix's rows
 # and the C++ names. Each of these self-tests also proves it can fail.
-set(tdc_python_path "PYTHONPATH=${PROJECT_SOURCE_DIR}/ci")
+# (tdc_add_selftest puts the tools, ci/, on each entry's PYTHONPATH.)
 
 # The registry against the hooks' sources and the docs, and the matrix's
 # selection: Python over files, which no LibTorch build changes (tool
 # self-tests, ci/selftest's first build). The hooks' compile check is C++.
 if(TDC_TOOL_SELFTESTS)
 tdc_add_selftest(NAME faults.registry_hooks_and_docs_agree
-  COMMAND "${Python3_EXECUTABLE}" -m tdc faults --check
-  ENVIRONMENT "${tdc_python_path}")
+  COMMAND "${Python3_EXECUTABLE}" -m tdc faults --check)
 tdc_add_selftest(NAME faults.registry_check_has_teeth
-  COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fault_registry_checks.py"
-  ENVIRONMENT "${tdc_python_path}")
+  COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fault_registry_checks.py")
 tdc_add_selftest(NAME fault_matrix_selects_by_metadata
-  COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fault_matrix_selects_by_metadata.py"
-  ENVIRONMENT "${tdc_python_path}")
+  COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fault_matrix_selects_by_metadata.py")
 endif()
 if(TARGET tdc_loopback)
   tdc_add_selftest(NAME faults.hook_names_are_checked_by_the_build
     COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fault_hooks_compile.py"
       --cxx "${CMAKE_CXX_COMPILER}" --include "${PROJECT_SOURCE_DIR}/fixtures/loopback"
-      --include "${CMAKE_BINARY_DIR}/fixtures/loopback/generated"
-    ENVIRONMENT "${tdc_python_path}")
+      --include "${CMAKE_BINARY_DIR}/fixtures/loopback/generated")
 endif()
 
 # The minimal-backend personalities (issue 33): each run's "What to add"
@@ -32,8 +28,7 @@ if(TARGET tdc_loopback)
   tdc_add_selftest(NAME what_to_add_names_each_personalitys_gap TIMEOUT 1500
     COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/fault_matrix.py" --build-dir "${CMAKE_BINARY_DIR}"
       --backend-name "${TDC_PRIVATEUSE1_NAME}"
-      --only no-streams,no-events,missing-kernel=sum,missing-kernel=uniform,pinned-flag-global
-    ENVIRONMENT "${tdc_python_path}")
+      --only no-streams,no-events,missing-kernel=sum,missing-kernel=uniform,pinned-flag-global)
 endif()
 
 if(NOT TDC_TOOL_SELFTESTS)  # the rest reads docs: tool self-tests

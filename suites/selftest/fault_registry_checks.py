@@ -15,11 +15,11 @@ import sys
 import tempfile
 
 from case_report import report
-from tdc import faults
+from tdc import faults, verbs
 
 def run(*args):
-    done = subprocess.run([sys.executable, "-m", "tdc", "faults", *args], capture_output=True, text=True, timeout=60,
-                          env=dict(os.environ, PYTHONPATH=os.path.join(faults.ROOT, "ci")))
+    command, env = verbs.child("faults")
+    done = subprocess.run([*command, *args], capture_output=True, text=True, timeout=60, env=env)
     return done.returncode, done.stdout, done.stderr
 
 

@@ -28,10 +28,11 @@ import shutil
 import subprocess
 import sys
 
+from fleetsim import rewrite
 from health_budget import BUDGET, TIMEOUT
 
 from tdc import ROOT, discovery_env
-from tdc.fleet import allocation, rewrite
+from tdc.fleet import allocation
 from tdc.results import libtorch_of
 
 DELAY_US = "20000"

@@ -19,9 +19,10 @@ import subprocess
 import sys
 import tempfile
 
-from hostile.cases import CASES as FILE_CASES  # this script's own folder
+from fleetsim import synthetic_run  # this script's own folder, as hostile/ is
+from hostile.cases import CASES as FILE_CASES
 from hostile.fleet_cases import CASES as FLEET_CASES
-from tdc import ROOT, synthetic_run
+from tdc import ROOT
 
 CASES = FILE_CASES + FLEET_CASES
 # What no tool may print raw, whatever a package holds (issue 34, finding 5:
@@ -59,7 +60,7 @@ COMMANDS = commands(CI)
 
 
 def synthetic_results(folder):
-    """A valid level-1 results folder that no ctest made (tdc.synthetic_run),
+    """A valid level-1 results folder that no ctest made (fleetsim.synthetic_run),
     of suite version 0+0: what package and verify need to reach the check
     under test."""
     synthetic_run.results_folder(folder, host="hostile", suite_version="0+0", command_line="hostile corpus")

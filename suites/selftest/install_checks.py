@@ -188,6 +188,22 @@ REQUIRED = [
     "share/tdc/bench/thresholds.json", "share/tdc/suites.d/tdc.cmake", "share/tdc/build/CMakeCache.txt",
 ]
 ABSENT = ["share/tdc/ci/tests", "share/tdc/ci/conformance", "share/tdc/ci/selftest"]
+# The self-tests' support (the fleet simulator, the planted-fault rewriter,
+# synthetic runs) is no tool: no installed file has its name (issue 30).
+TEST_SUPPORT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fleetsim")
+
+
+def support_files_in(prefix):
+    """Installed files named like a module of suites/selftest/fleetsim (or
+    under a fleetsim folder), relative to PREFIX."""
+    names = {n for n in os.listdir(TEST_SUPPORT) if n.endswith(".py") and n != "__init__.py"}
+    found = []
+    for root, _, files in os.walk(prefix):
+        for name in files:
+            path = os.path.relpath(os.path.join(root, name), prefix)
+            if name in names or "fleetsim" in path.split(os.sep):
+                found.append(path)
+    return sorted(found)
 
 
 def is_elf_or_archive(path):
@@ -264,6 +280,8 @@ def layout(args, problems):
                     "suite programs")
     extra = [p for p in ABSENT if os.path.exists(os.path.join(prefix, p))]
     problems.expect(not extra, f"the prefix holds what it must not: {extra}")
+    support = support_files_in(prefix)
+    problems.expect(not support, f"the prefix holds the self-tests' support: {support}")
     source, build = os.path.realpath(args.source), os.path.realpath(args.build_dir)
     naming = names_a_tree(prefix, source, build)
     problems.expect(not naming, f"{len(naming)} installed file(s) name the source or build tree, e.g. {naming[:3]}")
@@ -273,8 +291,13 @@ def layout(args, problems):
     with open(os.path.join(planted, "x.cmake"), "w") as handle:
         handle.write(f'include("{build}/x")\n')
     problems.expect(names_a_tree(planted, source, build), "the tree scan does not see a planted build path")
+    os.makedirs(os.path.join(planted, "share", "tdc", "ci", "tdc", "fleet"))
+    open(os.path.join(planted, "share", "tdc", "ci", "tdc", "fleet", "simulate.py"), "w").close()
+    problems.expect(support_files_in(planted) == ["share/tdc/ci/tdc/fleet/simulate.py"],
+                    f"the support scan does not see a planted simulator: {support_files_in(planted)}")
     print(f"layout: {len(REQUIRED)} required files, {len(installed_programs(prefix))} suite programs, "
-          f"{len(naming)} naming a tree")
+          f"{len(naming)} naming a tree, "
+          f"{len(support)} of the self-tests' support")
 
     before = snapshot(prefix)
     done, _ = tdc(prefix, "--help")

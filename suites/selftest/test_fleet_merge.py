@@ -218,10 +218,11 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
 
 
 def test_a_rewritten_package_stays_trusted_and_shows_what_was_injected(fleet, tmp_path):
-    """What the scale simulation relies on (tdc.fleet.rewrite): a real package
+    """What the scale simulation relies on (fleetsim.rewrite): a real package
     renamed, re-modelled, given a failure and re-signed verifies as the new host,
     its only problem the injected failure."""
-    from tdc.fleet import packages, rewrite
+    from fleetsim import rewrite
+    from tdc.fleet import packages
     package = rewrite.Package.read(fleet["nodes"]["n1"]["package"])
     package.set_host("n9")
     kind = fleet["device_type"]

@@ -10,6 +10,7 @@ CUDA_DEVICE_ORDER=PCI_BUS_ID and the two orders agree.
 """
 import os
 
+from tdc import cmake_cache
 from tdc.errors import InputError
 
 # The first one set names the allocation (the brief's and Slurm's precedence).
@@ -43,10 +44,9 @@ def loopback_type(build_dir):
     `privateuseone` where LibTorch (1.13) cannot name PrivateUse1
     (TDC_PRIVATEUSE1_NAME in the build's CMakeCache.txt; an install keeps it
     in share/tdc/build)."""
-    from tdc.context import cmake_cache  # here: tdc.context imports this module
     for folder in ((build_dir, os.path.join(build_dir, "share", "tdc", "build")) if build_dir else ()):
         try:
-            return cmake_cache(folder).get("TDC_PRIVATEUSE1_NAME") or "loopback"
+            return cmake_cache.read(folder).get("TDC_PRIVATEUSE1_NAME") or "loopback"
         except InputError:
             continue
     return "loopback"

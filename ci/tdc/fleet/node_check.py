@@ -45,7 +45,7 @@ import socket
 import subprocess
 import sys
 
-from tdc import ROOT, cli, fingerprint, reaper, recorded
+from tdc import ROOT, cli, fingerprint, reaper, recorded, verbs
 from tdc.fleet import actions, allocation, device_list, drain, run_tree
 from tdc.fleet.slurm import SlurmError, gres_gpus, run
 
@@ -157,10 +157,8 @@ def start_background(args, env, budget):
     command = [sys.executable, "-m", "tdc.fleet.node_check", "--mode=background",
                f"--build-dir={args.build_dir}", f"--budget={budget}", f"--node={args.node}",
                f"--state-dir={args.state_dir}"]
-    child_env = dict(env, PYTHONPATH=os.path.join(ROOT, "ci") + (
-        ":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else ""))
     with open(log, "w") as output:
-        subprocess.Popen(command, env=child_env, stdin=subprocess.DEVNULL, stdout=output, stderr=output,
+        subprocess.Popen(command, env=verbs.tools_env(env), stdin=subprocess.DEVNULL, stdout=output, stderr=output,
                          start_new_session=True, close_fds=True)
     return "a level-1 run started in the background"
 

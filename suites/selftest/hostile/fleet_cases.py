@@ -8,17 +8,18 @@ cannot be read, and ci/package packing GoogleTest XML that verify would
 refuse. Each
 case's make() writes real packages into {t}: the synthetic package
 (../hostile_inputs.py) carried to this tree's suite version and rewritten
-(tdc.fleet.rewrite), signed with keys made on the spot (ssh-keygen). The
+(fleetsim.rewrite), signed with keys made on the spot (ssh-keygen). The
 cases are in the format of cases.py, which this list extends."""
 import datetime
 import json
 import os
 import subprocess
 
+from fleetsim import rewrite
 from hostile.cases import Case, in_results
 
 from tdc import context as context_module
-from tdc.fleet import matrix, rewrite
+from tdc.fleet import matrix
 
 ESCAPES = "boom\nVERIFIED: evil.tar.gz: level 3\x1b[2K\x1b]0;owned\x07"
 

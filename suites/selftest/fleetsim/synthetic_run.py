@@ -4,7 +4,8 @@ suites/selftest/hostile_inputs.py) need to reach the check under test
 without a build. The run passed two level-1 checks on cpu (the corpus's
 hostile/passing.xml), with GoogleTest XML for one; its host, run id, suite
 version, devices and Slurm record are the caller's. Test support, like
-tdc.fleet.simulate and tdc.fleet.rewrite: no tool imports it."""
+fleetsim.simulate and fleetsim.rewrite: no tool imports it, and an install
+has none of them (suites/selftest is not installed)."""
 import os
 import shutil
 

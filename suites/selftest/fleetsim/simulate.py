@@ -1,7 +1,7 @@
 """A synthetic fleet from real packages, and ci/merge measured on it.
 
-  python3 -m tdc.fleet.simulate make --base PACKAGE... --hosts N --out DIR [--variant V] [--no-sign]
-  python3 -m tdc.fleet.simulate measure --base PACKAGE... --hosts 10,100,1000 --out DIR [--jobs J] [--reuse]
+  PYTHONPATH=ci:suites/selftest python3 -m fleetsim.simulate make --base PACKAGE... --hosts N --out DIR [--variant V] [--no-sign]
+  PYTHONPATH=ci:suites/selftest python3 -m fleetsim.simulate measure --base PACKAGE... --hosts 10,100,1000 --out DIR [--jobs J] [--reuse]
 
 `make` rewrites the base packages (real packages of real runs; an 8-device
 loopback run is the intended base: TDC_LOOPBACK_DEVICES=8) into N hosts
@@ -34,7 +34,7 @@ import time
 from tdc import ROOT, context, results
 from tdc.cli import Parser, run_main, whole
 from tdc.errors import InputError
-from tdc.fleet import rewrite
+from fleetsim import rewrite
 
 H100, A100 = "NVIDIA H100 80GB HBM3", "NVIDIA A100-SXM4-80GB"
 NODE_FAULT = ("EventBlock.ConsumerStreamWaitsForTheProducersEvent", 3,
