@@ -51,7 +51,7 @@ int allgather_into_tensor(Rank& self, at::ScalarType dtype, int64_t n) {
   maybe_plant(self, "allgather_into_tensor", in);
   at::Tensor out = torch::empty({n * self.world}, dtype);
   self.enter("allgather_into_tensor", dtype, n);
-  self.pg->_allgather_base(out, in)->wait();
+  self.pg->_allgather_base(out, in, c10d::AllgatherOptions())->wait();
   return report(self, "allgather_into_tensor", dtype, n, out, gathered(self.world, n, dtype));
 }
 
