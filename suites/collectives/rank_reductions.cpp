@@ -1,0 +1,87 @@
+// The reducing collectives of one rank: allreduce with every reduce op gloo
+// declares, reduce to every root, reduce_scatter into one tensor per rank.
+// Each result is compared element by element with the host reference.
+#include "rank.h"
+#include "rank_faults.h"
+#include "rank_report.h"
+#include "rank_values.h"
+
+#include "tdc/compat/gloo.h"
+
+#include <vector>
+
+namespace tdc::collectives {
+
+namespace {
+
+int allreduce_each_op(Rank& self, at::ScalarType dtype, int64_t n) {
+  int failures = 0;
+  struct Op {
+    const char* name;
+    c10d::ReduceOp::RedOpType op;
+  };
+  for (Op op : {Op{"allreduce_sum", c10d::ReduceOp::SUM}, Op{"allreduce_max", c10d::ReduceOp::MAX},
+                Op{"allreduce_min", c10d::ReduceOp::MIN}, Op{"allreduce_product", c10d::ReduceOp::PRODUCT},
+                Op{"allreduce_avg", c10d::ReduceOp::AVG}}) {
+    if (op.op == c10d::ReduceOp::AVG) {
+      if (auto why = compat::gloo_avg_unsupported(dtype)) {
+        if (n == 1) skip(op.name, dtype, *why);
+        continue;
+      }
+    }
+    std::vector<at::Tensor> t{input(self.rank, n, dtype)};
+    maybe_plant(self, op.name, t[0]);
+    c10d::AllreduceOptions o;
+    o.reduceOp = c10d::ReduceOp(op.op);
+    self.enter(op.name, dtype, n);
+    maybe_hang(self);
+    self.pg->allreduce(t, o)->wait();
+    failures += report(self, op.name, dtype, n, t[0], reduced(op.op, self.world, n, dtype));
+  }
+  return failures;
+}
+
+// Only the root's result is defined; the other ranks print nothing.
+int reduce_to_every_root(Rank& self, at::ScalarType dtype, int64_t n) {
+  int failures = 0;
+  for (int root = 0; root < self.world; ++root) {
+    const std::string name = "reduce_root" + std::to_string(root);
+    std::vector<at::Tensor> t{input(self.rank, n, dtype)};
+    maybe_plant(self, "reduce", t[0]);
+    c10d::ReduceOptions o;
+    o.rootRank = root;
+    o.reduceOp = c10d::ReduceOp(c10d::ReduceOp::SUM);
+    self.enter(name, dtype, n);
+    self.pg->reduce(t, o)->wait();
+    if (self.rank == root) {
+      failures += report(self, name, dtype, n, t[0], reduced(c10d::ReduceOp::SUM, self.world, n, dtype));
+    }
+  }
+  return failures;
+}
+
+// Rank r's input has world * n elements; its output is chunk r of the sum.
+int reduce_scatter_into_tensor(Rank& self, at::ScalarType dtype, int64_t n) {
+  if (auto why = compat::gloo_reduce_scatter_unsupported()) {
+    if (n == 1) skip("reduce_scatter", dtype, *why);
+    return 0;
+  }
+  at::Tensor in = input(self.rank, n * self.world, dtype);
+  maybe_plant(self, "reduce_scatter", in);
+  at::Tensor out = torch::empty({n}, dtype);
+  c10d::ReduceScatterOptions o;
+  o.reduceOp = c10d::ReduceOp(c10d::ReduceOp::SUM);
+  self.enter("reduce_scatter", dtype, n);
+  self.pg->_reduce_scatter_base(out, in, o)->wait();
+  at::Tensor want = reduced(c10d::ReduceOp::SUM, self.world, n * self.world, dtype).narrow(0, self.rank * n, n);
+  return report(self, "reduce_scatter", dtype, n, out, want);
+}
+
+}  // namespace
+
+int run_reductions(Rank& self, at::ScalarType dtype, int64_t n) {
+  return allreduce_each_op(self, dtype, n) + reduce_to_every_root(self, dtype, n) +
+         reduce_scatter_into_tensor(self, dtype, n);
+}
+
+}  // namespace tdc::collectives
