@@ -17,3 +17,14 @@ function(_tdc_torch_identity_libraries out)
   endforeach()
   set(${out} "${libraries}" PARENT_SCOPE)
 endfunction()
+
+# Calls `function` once, at the end of the top directory's configure, however
+# many suites ask for it: what is written from every suite's registration
+# (the install manifest, the resource spec) is written when all are known.
+function(_tdc_call_once_at_end function)
+  get_property(deferred GLOBAL PROPERTY _TDC_DEFERRED_${function})
+  if(NOT deferred)
+    set_property(GLOBAL PROPERTY _TDC_DEFERRED_${function} TRUE)
+    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL ${function})
+  endif()
+endfunction()

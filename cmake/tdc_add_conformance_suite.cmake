@@ -105,7 +105,7 @@ function(tdc_add_conformance_suite)
     tdc_register_suite_run($<TARGET_FILE:${twin}> ${twin_environment})
   endif()
   _tdc_install_suite(${arg_NAME} "${twin}" "${labels}" "${waivers}" "${own_levels}" "${claim}")
-  _tdc_defer_resource_spec()
+  _tdc_call_once_at_end(tdc_generate_resource_spec)
 endfunction()
 
 # <percent_out> <devices_out>: the suite's claim (tdc_add_conformance_suite's
@@ -193,11 +193,7 @@ function(_tdc_install_suite name twin labels waivers own_levels claim)
   string(CONCAT call "tdc_installed_suite(NAME ${name} PROGRAM tdc_${name} TWIN \"${twin}\" LABELS ${label_words}\n"
     "  KNOWN_FAILURES \"${installed_waivers}\" LEVELS \"${installed_levels}\" PERCENT ${percent} DEVICES ${devices})\n")
   set_property(GLOBAL APPEND_STRING PROPERTY TDC_MANIFEST "${call}")
-  get_property(deferred GLOBAL PROPERTY _TDC_MANIFEST_DEFERRED)
-  if(NOT deferred)
-    set_property(GLOBAL PROPERTY _TDC_MANIFEST_DEFERRED TRUE)
-    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _tdc_write_manifest)
-  endif()
+  _tdc_call_once_at_end(_tdc_write_manifest)
 endfunction()
 
 # <out>: where `file` lies under an install prefix ("" for "").

@@ -8,14 +8,6 @@ tdc_add_conformance_suite(): ctest then writes the resource spec from
 discovery at its start and honours every entry's device claims without a
 --resource-spec-file (cmake/TdcResourceSpec.cmake).
 #]=======================================================================]
-function(_tdc_defer_resource_spec)
-  get_property(deferred GLOBAL PROPERTY _TDC_RESOURCE_SPEC_DEFERRED)
-  if(NOT deferred)
-    set_property(GLOBAL PROPERTY _TDC_RESOURCE_SPEC_DEFERRED TRUE)
-    cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL tdc_generate_resource_spec)
-  endif()
-endfunction()
-
 function(tdc_generate_resource_spec)
   set(TDC_DEVICE_SELECT "$<TARGET_FILE:TDC::device_select>")
   set(TDC_LOOPBACK "")

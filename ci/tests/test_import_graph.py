@@ -8,6 +8,7 @@ import ast
 import os
 
 from conftest import ROOT
+from graph_loops import cycles
 
 PACKAGE = os.path.join(ROOT, "ci", "tdc")
 
@@ -55,53 +56,6 @@ def imported(module, path, known):
 def graph(package_dir):
     known = modules(package_dir)
     return {module: imported(module, path, known) for module, path in known.items()}
-
-
-def cycles(edges):
-    """Every import loop of EDGES ({module: {imported}}), each as
-    [a, b, ..., a], one per strongly connected group (Tarjan's algorithm)."""
-    index, low, stack, on_stack, groups = {}, {}, [], set(), []
-
-    def visit(node):
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for target in sorted(edges.get(node, ())):
-            if target not in index:
-                visit(target)
-                low[node] = min(low[node], low[target])
-            elif target in on_stack:
-                low[node] = min(low[node], index[target])
-        if low[node] == index[node]:
-            group = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                group.append(member)
-                if member == node:
-                    break
-            if len(group) > 1:
-                groups.append(loop_through(sorted(group), edges))
-
-    for node in sorted(edges):
-        if node not in index:
-            visit(node)
-    return groups
-
-
-def loop_through(group, edges):
-    """One loop inside GROUP, from its first member back to it (breadth-first)."""
-    start, members = group[0], set(group)
-    paths, seen = [[start]], {start}
-    while paths:
-        path = paths.pop(0)
-        for target in sorted(edges[path[-1]] & members):
-            if target == start:
-                return [*path, start]
-            if target not in seen:
-                seen.add(target)
-                paths.append([*path, target])
-    return group
 
 
 def test_ci_tdc_has_no_import_cycle():

@@ -7,6 +7,7 @@ import os
 import re
 
 from conftest import ROOT
+from graph_loops import cycles
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"tdc/([^"]+)\.h"', re.M)
 
@@ -28,37 +29,6 @@ def units(fixtures):
     return graph
 
 
-def cycles(graph):
-    """Every strongly connected set of more than one unit (Tarjan), sorted."""
-    index, low, stack, on_stack, found = {}, {}, [], set(), []
-
-    def visit(node):
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for nxt in sorted(graph.get(node, ())):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in on_stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            group = []
-            while True:
-                top = stack.pop()
-                on_stack.discard(top)
-                group.append(top)
-                if top == node:
-                    break
-            if len(group) > 1:
-                found.append(sorted(group))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return sorted(found)
-
-
 def test_the_fixtures_have_no_include_loop():
     graph = units(os.path.join(ROOT, "fixtures"))
     assert "discovery" in graph and "prerequisite" in graph, "the walk found no fixtures"
@@ -75,4 +45,4 @@ def test_a_planted_loop_is_found(tmp_path):
         (tmp_path / "include" / "tdc" / f"{unit}.h").write_text("#pragma once\n")
         body = f'#include "tdc/{unit}.h"\n' + (f'#include "tdc/{uses}.h"\n' if uses else "")
         (tmp_path / "src" / f"{unit}.cpp").write_text(body)
-    assert cycles(units(str(tmp_path))) == [["devices_under_test", "discovery", "prerequisite"]]
+    assert cycles(units(str(tmp_path))) == [["devices_under_test", "discovery", "prerequisite", "devices_under_test"]]
