@@ -179,9 +179,13 @@ def test_small_checks_share_the_device_and_out_of_memory_runs_alone(tmp_path):
 
 
 def test_out_of_memory_with_a_small_share_runs_beside_the_small_checks(tmp_path):
-    """The negative: the claim every entry had under one global percent."""
-    device, _, small_slots = build_claims_or_defaults()
-    stamps, _ = run_schedule(str(tmp_path / "tree"), device, small_slots[0], small_slots)
+    """The negative: OutOfMemory claiming a small check's share, as every
+    entry did under one global percent. The shares are 25 each, so that the
+    three fit on the device together whatever share this build's
+    TDC_GPU_PERCENT gives (a build configured with 50 fills the device with
+    the two small checks, and OutOfMemory could only run after them)."""
+    device, _, _ = build_claims_or_defaults()
+    stamps, _ = run_schedule(str(tmp_path / "tree"), device, 25, (25, 25))
     problems = schedule_problems(stamps)
     assert f"{OOM} ran beside small_a" in problems or f"{OOM} ran beside small_b" in problems, problems
 
