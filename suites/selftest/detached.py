@@ -45,6 +45,14 @@ def _stamp(path):
     return status.st_ino, status.st_mtime_ns
 
 
+def _tail(path, size=2000):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()[-size:]
+    except OSError as error:
+        return f"unreadable: {error}"
+
+
 def _recorded(path):
     try:
         with open(path) as f:
@@ -77,5 +85,6 @@ def settled(call, state_dir, node, rounds=3):
         if not ran:
             return done
         if not wait_recorded(state_dir, node, before):
-            raise RuntimeError(f"no verdict recorded for {node} in {state_dir}")
+            raise RuntimeError(f"no verdict recorded for {node} in {state_dir}; the background run's "
+                               f"log ({log}): {_tail(log)!r}")
     return call()

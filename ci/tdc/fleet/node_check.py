@@ -44,6 +44,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 
 from tdc import ROOT, cli, fingerprint, reaper, recorded, verbs
 from tdc.fleet import actions, allocation, device_list, drain, run_tree
@@ -163,13 +164,26 @@ def start_background(args, env, budget):
     return "a level-1 run started in the background"
 
 
+# How long the background run keeps trying for the node's lock. A probe
+# (run_under_way, an adapter's next call, a self-test's wait) holds it for
+# an instant, a run under way for the whole run: giving up at the first
+# try let a probe that happened to hold it stop the run, and no verdict was
+# ever recorded. Not a verdict on speed: a run under way still wins.
+LOCK_PATIENCE_S = 10
+
+
 def background(args, env, budget):
     """One level-1 run under the node's lock (none when one is under way)."""
     with open(lock_path(args.build_dir, args.state_dir, args.node), "a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return {"verdict": "unknown", "message": "a level-1 run is under way"}
+        deadline = time.monotonic() + LOCK_PATIENCE_S
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    return {"verdict": "unknown", "message": "a level-1 run is under way"}
+                time.sleep(0.05)
         return run_health(args.build_dir, budget, args.state_dir, env, args.node)
 
 
