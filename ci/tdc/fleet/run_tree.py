@@ -21,8 +21,10 @@ import shutil
 import sys
 
 STAMP = ".tdc-run-tree.json"
-# Build outputs ctest never reads; run-time state of the shared build's own runs.
-SKIPPED_DIRS = {"Testing", "results", "ctest-gtest"}
+# Build outputs ctest never reads; run-time state of the shared build's own
+# runs (ci/conformance's results, the self-tests' install prefix, which
+# selftest.install.* remake while other entries run).
+SKIPPED_DIRS = {"Testing", "results", "ctest-gtest", "selftest-install"}
 SKIPPED_SUFFIXES = (".o", ".a", ".d", ".gch", ".pch", ".ninja", ".ninja_log", ".ninja_deps")
 
 
@@ -68,14 +70,23 @@ def _populate(build, dest):
             target = os.path.join(target_dir, name)
             if os.path.islink(source) or not os.path.isfile(source):
                 continue
-            if relative.split(os.sep)[0] in ("bin", "lib") or _is_binary(source):
-                os.symlink(source, target)
+            try:
+                _place(source, target, relative, build, dest)
+            except FileNotFoundError:
+                # Gone between the listing and the copy: run-time state of a
+                # run of the shared build, which this tree does not need.
                 continue
-            with open(source, encoding="utf-8", errors="surrogateescape") as f:
-                text = f.read()
-            with open(target, "w", encoding="utf-8", errors="surrogateescape") as f:
-                f.write(_rewrite(text, build, dest))
-            shutil.copystat(source, target)
+
+
+def _place(source, target, relative, build, dest):
+    if relative.split(os.sep)[0] in ("bin", "lib") or _is_binary(source):
+        os.symlink(source, target)
+        return
+    with open(source, encoding="utf-8", errors="surrogateescape") as f:
+        text = f.read()
+    with open(target, "w", encoding="utf-8", errors="surrogateescape") as f:
+        f.write(_rewrite(text, build, dest))
+    shutil.copystat(source, target)
 
 
 def prepare(build, dest):
