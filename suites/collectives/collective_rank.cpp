@@ -1,27 +1,57 @@
-// One rank of the collectives check: joins a gloo process group through a
-// c10d::FileStore and runs every collective (rank_reductions.cpp,
-// rank_movement.cpp) on every dtype at 1, 1000 (not a power of two) and
-// 256 Ki elements (TDC_COLLECTIVE_LARGE=1: 16 Mi), printing one RESULT line
-// per collective (rank_report.h). A dtype or collective this LibTorch's gloo
-// does not declare (tdc/compat/gloo.h) is a SKIP line naming what is
-// missing. The parent (collectives.cpp) starts one per rank, so no torch
-// thread is ever forked; faults that prove the check are in rank_faults.h.
+// One rank of the collectives check: loads the device backends the check
+// runs with (TDC_BACKEND_LIBS: the loopback's PrivateUse1, a vendor's),
+// joins the c10d backend serving the device type (gloo, or a c10d plugin:
+// backends.h) through a c10d::FileStore, on index <rank> of the type (cpu:
+// the cpu), prints "BACKEND <name>", and runs every
+// collective (rank_reductions.cpp, rank_movement.cpp, rank_barrier.cpp) on
+// every dtype at 1, 1000 (not a power of two) and 256 Ki elements
+// (TDC_COLLECTIVE_LARGE=1: 16 Mi), printing one RESULT line per collective
+// (rank_report.h). A dtype or collective the backend does not declare is a
+// SKIP line naming what is missing. --smoke runs one float32 allreduce of
+// 1000 elements (level 1). The parent (collectives.cpp) starts one per rank,
+// so no torch thread is ever forked; faults that prove the check are in
+// rank_faults.h and in the loopback's c10d backend (TDC_C10D_FAULT).
+#include "backends.h"
 #include "rank.h"
 #include "rank_report.h"
 
-#include "tdc/compat/gloo.h"
-
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
+
+#include <dlfcn.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
 #include <string>
+
+namespace {
+
+// The device backends of the check's own process (TDC_BACKEND_LIBS, the
+// fixtures' list): loaded the same way so the device type exists here too.
+// The check has already proven each one loads (tdc/plugins.h).
+void load_device_backends() {
+  const char* list = std::getenv("TDC_BACKEND_LIBS");
+  std::stringstream libraries(list ? list : "");
+  std::string library;
+  while (std::getline(libraries, library, ':')) {
+    if (!library.empty() && dlopen(library.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
+      throw std::runtime_error("device backend " + library + " does not load in the rank: " + dlerror());
+    }
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace tdc::collectives;
-  if (argc != 5) {
-    std::fprintf(stderr, "usage: tdc_collective_rank <rank> <world> <store-file> <timeout-ms>\n");
+  const bool smoke = argc == 8 && std::strcmp(argv[7], "--smoke") == 0;
+  if (argc != 7 && !smoke) {
+    std::fprintf(stderr,
+                 "usage: tdc_collective_rank <rank> <world> <store-file> <timeout-ms> <device-type number> "
+                 "<candidates: gloo or plugin paths, ':'-separated> [--smoke]\n");
     return 2;
   }
   Rank self;
@@ -30,16 +60,24 @@ int main(int argc, char** argv) {
   const char* fault = std::getenv("TDC_COLLECTIVE_FAULT");
   self.fault = fault ? fault : "";
   try {
-    auto store = c10::make_intrusive<c10d::FileStore>(argv[3], self.world);
-    auto opts = c10d::ProcessGroupGloo::Options::create(std::chrono::milliseconds(std::atoi(argv[4])));
-    opts->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
-    c10d::ProcessGroupGloo pg(store, self.rank, self.world, opts);
-    self.pg = &pg;
+    load_device_backends();
+    const auto type = static_cast<c10::DeviceType>(std::atoi(argv[5]));
+    self.device = type == c10::DeviceType::CPU ? c10::Device(type) : c10::Device(type, static_cast<c10::DeviceIndex>(self.rank));
+    self.store = c10::make_intrusive<c10d::FileStore>(argv[3], self.world);
+    OpenedBackend opened = open_backend(argv[6], self.device, self.store, self.rank, self.world,
+                                        std::chrono::milliseconds(std::atoi(argv[4])));
+    self.pg = opened.backend.get();
+    self.undeclared = opened.undeclared;
+    std::printf("BACKEND %s\n", self.pg->getBackendName().c_str());
+    if (smoke) {
+      self.current = "allreduce_sum Float 1000";
+      return run_smoke(self);
+    }
     const int64_t big = std::getenv("TDC_COLLECTIVE_LARGE") ? int64_t{16} << 20 : int64_t{256} << 10;
-    int failures = 0;
+    int failures = run_barrier_holds(self);
     for (at::ScalarType dtype :
          {torch::kFloat, torch::kInt, torch::kBFloat16, torch::kHalf, torch::kChar, torch::kLong}) {
-      if (auto why = tdc::compat::gloo_dtype_unsupported(dtype)) {
+      if (auto why = self.undeclared("every_collective", dtype)) {
         skip("every_collective", dtype, *why);
         continue;
       }
@@ -50,8 +88,13 @@ int main(int argc, char** argv) {
     return failures == 0 ? 0 : 1;
   } catch (const std::exception& e) {
     std::string what = e.what();
-    std::printf("ERROR rank=%d in %s: %s\n", self.rank, self.current.c_str(),
-                what.substr(0, what.find('\n')).c_str());
+    what = what.substr(0, what.find('\n'));
+    // A backend that cannot be made here is the check's skip, with the reason.
+    if (what.rfind("SKIP: ", 0) == 0) {
+      std::printf("%s\n", what.c_str());
+      return 77;
+    }
+    std::printf("ERROR rank=%d in %s: %s\n", self.rank, self.current.c_str(), what.c_str());
     return 1;
   }
 }

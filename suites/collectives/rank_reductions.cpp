@@ -1,12 +1,10 @@
-// The reducing collectives of one rank: allreduce with every reduce op gloo
-// declares, reduce to every root, reduce_scatter into one tensor per rank.
+// The reducing collectives of one rank: allreduce with every reduce op the
+// backend declares, reduce to every root, reduce_scatter into one tensor per rank.
 // Each result is compared element by element with the host reference.
 #include "rank.h"
 #include "rank_faults.h"
 #include "rank_report.h"
 #include "rank_values.h"
-
-#include "tdc/compat/gloo.h"
 
 #include <vector>
 
@@ -23,13 +21,11 @@ int allreduce_each_op(Rank& self, at::ScalarType dtype, int64_t n) {
   for (Op op : {Op{"allreduce_sum", c10d::ReduceOp::SUM}, Op{"allreduce_max", c10d::ReduceOp::MAX},
                 Op{"allreduce_min", c10d::ReduceOp::MIN}, Op{"allreduce_product", c10d::ReduceOp::PRODUCT},
                 Op{"allreduce_avg", c10d::ReduceOp::AVG}}) {
-    if (op.op == c10d::ReduceOp::AVG) {
-      if (auto why = compat::gloo_avg_unsupported(dtype)) {
-        if (n == 1) skip(op.name, dtype, *why);
-        continue;
-      }
+    if (auto why = self.undeclared(op.name, dtype)) {
+      if (n == 1) skip(op.name, dtype, *why);
+      continue;
     }
-    std::vector<at::Tensor> t{input(self.rank, n, dtype)};
+    std::vector<at::Tensor> t{input(self.rank, n, dtype, self.device)};
     maybe_plant(self, op.name, t[0]);
     c10d::AllreduceOptions o;
     o.reduceOp = c10d::ReduceOp(op.op);
@@ -43,10 +39,14 @@ int allreduce_each_op(Rank& self, at::ScalarType dtype, int64_t n) {
 
 // Only the root's result is defined; the other ranks print nothing.
 int reduce_to_every_root(Rank& self, at::ScalarType dtype, int64_t n) {
+  if (auto why = self.undeclared("reduce", dtype)) {
+    if (n == 1) skip("reduce", dtype, *why);
+    return 0;
+  }
   int failures = 0;
   for (int root = 0; root < self.world; ++root) {
     const std::string name = "reduce_root" + std::to_string(root);
-    std::vector<at::Tensor> t{input(self.rank, n, dtype)};
+    std::vector<at::Tensor> t{input(self.rank, n, dtype, self.device)};
     maybe_plant(self, "reduce", t[0]);
     c10d::ReduceOptions o;
     o.rootRank = root;
@@ -62,13 +62,13 @@ int reduce_to_every_root(Rank& self, at::ScalarType dtype, int64_t n) {
 
 // Rank r's input has world * n elements; its output is chunk r of the sum.
 int reduce_scatter_into_tensor(Rank& self, at::ScalarType dtype, int64_t n) {
-  if (auto why = compat::gloo_reduce_scatter_unsupported()) {
+  if (auto why = self.undeclared("reduce_scatter", dtype)) {
     if (n == 1) skip("reduce_scatter", dtype, *why);
     return 0;
   }
-  at::Tensor in = input(self.rank, n * self.world, dtype);
+  at::Tensor in = input(self.rank, n * self.world, dtype, self.device);
   maybe_plant(self, "reduce_scatter", in);
-  at::Tensor out = torch::empty({n}, dtype);
+  at::Tensor out = torch::empty({n}, self.options(dtype));
   c10d::ReduceScatterOptions o;
   o.reduceOp = c10d::ReduceOp(c10d::ReduceOp::SUM);
   self.enter("reduce_scatter", dtype, n);
@@ -78,6 +78,14 @@ int reduce_scatter_into_tensor(Rank& self, at::ScalarType dtype, int64_t n) {
 }
 
 }  // namespace
+
+int run_smoke(Rank& self) {
+  std::vector<at::Tensor> t{input(self.rank, 1000, torch::kFloat, self.device)};
+  maybe_plant(self, "allreduce_sum", t[0]);
+  self.enter("allreduce_sum", torch::kFloat, 1000);
+  self.pg->allreduce(t)->wait();
+  return report(self, "allreduce_sum", torch::kFloat, 1000, t[0], reduced(c10d::ReduceOp::SUM, self.world, 1000, torch::kFloat));
+}
 
 int run_reductions(Rank& self, at::ScalarType dtype, int64_t n) {
   return allreduce_each_op(self, dtype, n) + reduce_to_every_root(self, dtype, n) +

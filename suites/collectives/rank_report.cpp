@@ -9,7 +9,7 @@ namespace tdc::collectives {
 int report(const Rank& self, const std::string& name, at::ScalarType dtype, int64_t n, at::Tensor got,
            const at::Tensor& want) {
   maybe_corrupt_result(self, got);
-  const at::Tensor g = got.reshape({-1}).to(torch::kDouble);
+  const at::Tensor g = got.reshape({-1}).to(at::kCPU).to(torch::kDouble);
   const at::Tensor w = want.reshape({-1});
   const at::Tensor bad = g.ne(w);
   const int64_t wrong = bad.sum().item<int64_t>();

@@ -17,8 +17,10 @@ namespace tdc::collectives {
 // Rank r's n-element input as float64 (the host reference's dtype).
 at::Tensor contribution(int r, int64_t n, at::ScalarType dtype);
 
-// Rank r's n-element input in `dtype`, ready for the collective.
-inline at::Tensor input(int r, int64_t n, at::ScalarType dtype) { return contribution(r, n, dtype).to(dtype); }
+// Rank r's n-element input in `dtype` on `device`, ready for the collective.
+inline at::Tensor input(int r, int64_t n, at::ScalarType dtype, c10::Device device) {
+  return contribution(r, n, dtype).to(device, dtype);
+}
 
 // The host reference of reducing every rank's contribution with `op`
 // (SUM, MAX, MIN, PRODUCT or AVG), as float64.

@@ -1,0 +1,32 @@
+#pragma once
+// Where a rank's c10d backend comes from: "gloo" (c10d's ProcessGroupGloo,
+// built into LibTorch, cpu only; backend_gloo.cpp, or backend_gloo_absent.cpp
+// where gloo's headers were not found) or the path of a c10d plugin
+// (tdc/c10d_plugin.h; backend_plugin.cpp), with what it declares
+// (backend_choice.cpp tries them in order).
+#include "rank.h"
+
+#include <chrono>
+#include <string>
+
+namespace tdc::collectives {
+
+struct OpenedBackend {
+  c10::intrusive_ptr<compat::C10dBackend> backend;
+  Undeclared undeclared;
+};
+
+// Each throws std::runtime_error with one line when the backend cannot be made.
+OpenedBackend open_gloo(const c10::intrusive_ptr<::c10d::Store>& store, int rank, int world,
+                        std::chrono::milliseconds timeout);
+OpenedBackend open_plugin(const std::string& path, c10::Device device, const c10::intrusive_ptr<::c10d::Store>& store,
+                          int rank, int world, std::chrono::milliseconds timeout);
+
+// The first of `candidates` (':'-separated: "gloo" or plugin paths, in the
+// order tried) that makes a backend for `device`'s type. When none does, a
+// runtime_error starting "SKIP: " lists each one's refusal.
+OpenedBackend open_backend(const std::string& candidates, c10::Device device,
+                           const c10::intrusive_ptr<::c10d::Store>& store, int rank, int world,
+                           std::chrono::milliseconds timeout);
+
+}  // namespace tdc::collectives

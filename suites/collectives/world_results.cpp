@@ -1,0 +1,135 @@
+#include "world_results.h"
+
+#include "world.h"
+
+#include "tdc/discovery.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <sstream>
+#include <utility>
+
+namespace tdc::collectives {
+
+namespace {
+
+// The collective rank `p` was in when it failed ("ERROR rank=p in <what>: ...").
+std::string failed_in(const std::string& output, int p) {
+  const std::string marker = "ERROR rank=" + std::to_string(p) + " in ";
+  const auto at = output.find(marker);
+  if (at == std::string::npos) return "";
+  const auto from = at + marker.size();
+  return output.substr(from, output.find(':', from) - from);
+}
+
+// The folder of this program: the rank program is installed beside it.
+std::string own_folder() {
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string(".") : self.parent_path().string();
+}
+
+WorldResults judge(const std::vector<RankOutcome>& ranks) {
+  WorldResults w;
+  w.world = static_cast<int>(ranks.size());
+  for (int r = 0; r < w.world; ++r) {
+    const auto& rank = ranks[r];
+    if (WIFEXITED(rank.status) && WEXITSTATUS(rank.status) == 77 && r == 0) {
+      w.skip = rank.output.substr(0, rank.output.find('\n'));
+      if (w.skip.rfind("SKIP: ", 0) == 0) w.skip = w.skip.substr(6);
+    }
+    std::istringstream lines(rank.output);
+    std::string line;
+    int results = 0;
+    while (std::getline(lines, line)) {
+      if (line.rfind("RESULT ", 0) == 0) {
+        ++results;
+        std::istringstream fields(line.substr(7));
+        ResultLine result;
+        fields >> result.collective;
+        const auto at = line.find(" wrong=");
+        result.wrong = at == std::string::npos ? -1 : std::stoll(line.substr(at + 7));
+        result.text = line.substr(7);
+        w.results.push_back(std::move(result));
+      } else if (line.rfind("BACKEND ", 0) == 0 && r == 0) {
+        w.backend = line.substr(8);
+      } else if (line.rfind("SKIP ", 0) == 0 && r == 0) {
+        w.skips.push_back(line.substr(5));
+      } else if (line.rfind("ERROR ", 0) == 0) {
+        w.problems.push_back(line);
+      }
+    }
+    if (rank.hung) {
+      std::string where = "an unknown collective";
+      for (int p = 0; p < w.world; ++p) {
+        if (p != r && !failed_in(ranks[p].output, p).empty()) where = failed_in(ranks[p].output, p);
+      }
+      w.problems.push_back("rank " + std::to_string(r) + " hung in " + where + ": killed (pid " +
+                           std::to_string(rank.pid) + ") after its peer exited and the backend's " +
+                           std::to_string(kBackendTimeoutMs) + " ms timeout passed");
+    } else if (!(WIFEXITED(rank.status) && (WEXITSTATUS(rank.status) == 0 || WEXITSTATUS(rank.status) == 1 ||
+                                             (WEXITSTATUS(rank.status) == 77 && !w.skip.empty())))) {
+      // 1 is "some collective was wrong", which the RESULT lines say.
+      w.problems.push_back("rank " + std::to_string(r) + " exited with status " + std::to_string(rank.status) +
+                           ": " + rank.output.substr(0, 2000));
+    }
+    if (results == 0 && w.skip.empty() && !rank.hung) {
+      w.problems.push_back("rank " + std::to_string(r) + " reported no collective: it checked nothing");
+    }
+  }
+  // Every rank was reaped (waitpid in run_world): none may be left running.
+  for (const auto& rank : ranks) {
+    if (kill(static_cast<pid_t>(rank.pid), 0) == 0) w.problems.push_back("pid " + std::to_string(rank.pid) + " still exists");
+  }
+  return w;
+}
+
+}  // namespace
+
+std::string c10d_candidates(c10::DeviceType type) {
+  std::string candidates;
+  if (const char* vendor = std::getenv("TDC_C10D_BACKEND_LIBS")) candidates = vendor;
+  auto add = [&](const std::string& c) { candidates += (candidates.empty() ? "" : ":") + c; };
+  if (type == c10::DeviceType::CPU) add("gloo");
+  if (type == c10::DeviceType::CUDA) add("nccl");
+  if (type == c10::DeviceType::PrivateUse1) {
+    // TDC's loopback: its c10d library is installed beside it (lib/, lib/tdc/).
+    std::stringstream libraries(std::getenv("TDC_BACKEND_LIBS") ? std::getenv("TDC_BACKEND_LIBS") : "");
+    std::string library;
+    while (std::getline(libraries, library, ':')) {
+      const auto path = std::filesystem::path(library);
+      const auto c10d = path.parent_path() / "libtdc_c10d_loopback.so";
+      if (path.filename() == "libtdc_loopback.so" && std::filesystem::exists(c10d)) add(c10d.string());
+    }
+  }
+  return candidates;
+}
+
+const WorldResults& world_results(const c10::Device& device, bool smoke) {
+  static std::map<std::pair<int, bool>, WorldResults> cache;
+  const auto key = std::make_pair(static_cast<int>(device.type()), smoke);
+  auto found = cache.find(key);
+  if (found != cache.end()) return found->second;
+  WorldResults w;
+  const int world = device.is_cpu() ? 2 : host_devices().count(device.type());
+  if (world < 2) {
+    w.skip = "a collective needs two ranks, one per device, and this host has " + std::to_string(world) + " " +
+             c10::DeviceTypeName(device.type(), true) + " device";
+  } else {
+    std::string error;
+    const auto ranks = run_world(own_folder() + "/tdc_collective_rank", static_cast<int>(device.type()),
+                                 c10d_candidates(device.type()), world, smoke, &error);
+    if (!error.empty()) {
+      w.world = world;
+      w.problems.push_back(error);
+    } else {
+      w = judge(ranks);
+    }
+  }
+  return cache.emplace(key, std::move(w)).first->second;
+}
+
+}  // namespace tdc::collectives
