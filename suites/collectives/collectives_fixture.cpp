@@ -2,6 +2,7 @@
 
 #include "tdc/prerequisite.h"
 
+#include <cstdio>
 #include <regex>
 
 namespace tdc::collectives {
