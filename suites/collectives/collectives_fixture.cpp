@@ -52,7 +52,9 @@ void CollectivesTest::expect_family_right(const std::string& family) {
   }
   const std::string owner = "Collectives.WorldRunsToTheEnd/" + device_under_test().label();
   if (!w.problems.empty()) {
-    ADD_FAILURE() << prerequisite_failed("the " + std::to_string(w.world) + "-rank world of " + w.backend,
+    const std::string type = c10::DeviceTypeName(device().type(), /*lower_case=*/true);
+    const std::string served = w.backend.empty() ? "" : " (c10d backend " + w.backend + ")";
+    ADD_FAILURE() << prerequisite_failed("the " + std::to_string(w.world) + "-rank world of " + type + served,
                                          w.problems.front(), owner);
     return;
   }
