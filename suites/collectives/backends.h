@@ -14,6 +14,7 @@ namespace tdc::collectives {
 struct OpenedBackend {
   c10::intrusive_ptr<compat::C10dBackend> backend;
   Undeclared undeclared;
+  bool prove_undeclared = false;  // Rank::prove_undeclared
 };
 
 // Each throws std::runtime_error with one line when the backend cannot be made.

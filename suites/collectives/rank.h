@@ -33,6 +33,11 @@ struct Rank {
   c10::intrusive_ptr<::c10d::Store> store;
   compat::C10dBackend* pg = nullptr;
   Undeclared undeclared;
+  // Whether what `undeclared` says is TDC's own knowledge of the backend
+  // (gloo: tdc/compat/gloo.h), which the rank then proves by running the
+  // capability once and seeing it throw (rank_report.h, skip_undeclared);
+  // a plugin's declarations are its own.
+  bool prove_undeclared = false;
 
   at::TensorOptions options(at::ScalarType dtype) const { return at::TensorOptions().dtype(dtype).device(device); }
 

@@ -22,7 +22,12 @@ int allreduce_each_op(Rank& self, at::ScalarType dtype, int64_t n) {
                 Op{"allreduce_min", c10d::ReduceOp::MIN}, Op{"allreduce_product", c10d::ReduceOp::PRODUCT},
                 Op{"allreduce_avg", c10d::ReduceOp::AVG}}) {
     if (auto why = self.undeclared(op.name, dtype)) {
-      if (n == 1) skip(op.name, dtype, *why);
+      failures += skip_undeclared(self, op.name, dtype, n, *why, [&] {
+        std::vector<at::Tensor> t{input(self.rank, 1, dtype, self.device)};
+        c10d::AllreduceOptions o;
+        o.reduceOp = c10d::ReduceOp(op.op);
+        self.pg->allreduce(t, o)->wait();
+      });
       continue;
     }
     std::vector<at::Tensor> t{input(self.rank, n, dtype, self.device)};
@@ -40,8 +45,10 @@ int allreduce_each_op(Rank& self, at::ScalarType dtype, int64_t n) {
 // Only the root's result is defined; the other ranks print nothing.
 int reduce_to_every_root(Rank& self, at::ScalarType dtype, int64_t n) {
   if (auto why = self.undeclared("reduce", dtype)) {
-    if (n == 1) skip("reduce", dtype, *why);
-    return 0;
+    return skip_undeclared(self, "reduce", dtype, n, *why, [&] {
+      std::vector<at::Tensor> t{input(self.rank, 1, dtype, self.device)};
+      self.pg->reduce(t, c10d::ReduceOptions())->wait();
+    });
   }
   int failures = 0;
   for (int root = 0; root < self.world; ++root) {
@@ -63,8 +70,11 @@ int reduce_to_every_root(Rank& self, at::ScalarType dtype, int64_t n) {
 // Rank r's input has world * n elements; its output is chunk r of the sum.
 int reduce_scatter_into_tensor(Rank& self, at::ScalarType dtype, int64_t n) {
   if (auto why = self.undeclared("reduce_scatter", dtype)) {
-    if (n == 1) skip("reduce_scatter", dtype, *why);
-    return 0;
+    return skip_undeclared(self, "reduce_scatter", dtype, n, *why, [&] {
+      at::Tensor in = input(self.rank, self.world, dtype, self.device);
+      at::Tensor out = torch::empty({1}, self.options(dtype));
+      self.pg->_reduce_scatter_base(out, in, c10d::ReduceScatterOptions())->wait();
+    });
   }
   at::Tensor in = input(self.rank, n * self.world, dtype, self.device);
   maybe_plant(self, "reduce_scatter", in);

@@ -30,4 +30,24 @@ void skip(const std::string& name, at::ScalarType dtype, const std::string& why)
   std::fflush(stdout);
 }
 
+int skip_undeclared(const Rank& self, const std::string& name, at::ScalarType dtype, int64_t n,
+                    const std::string& why, const std::function<void()>& attempt) {
+  if (n != 1) return 0;
+  if (!self.prove_undeclared || !attempt) {
+    skip(name, dtype, why);
+    return 0;
+  }
+  try {
+    attempt();
+  } catch (const std::exception&) {
+    skip(name, dtype, why + " (confirmed: it throws)");
+    return 0;
+  }
+  std::printf("ERROR rank=%d in %s %s 1: declared missing (%s), yet it ran: tdc/compat/gloo.h is out of date for "
+              "this LibTorch\n",
+              self.rank, name.c_str(), c10::toString(dtype), why.c_str());
+  std::fflush(stdout);
+  return 1;
+}
+
 }  // namespace tdc::collectives

@@ -7,6 +7,7 @@
 //   SKIP <collective> <dtype>: <what this backend does not declare>.
 #include "rank.h"
 
+#include <functional>
 #include <string>
 
 namespace tdc::collectives {
@@ -18,5 +19,14 @@ int report(const Rank& self, const std::string& name, at::ScalarType dtype, int6
 
 // Prints the SKIP line of a capability the backend does not declare.
 void skip(const std::string& name, at::ScalarType dtype, const std::string& why);
+
+// The SKIP line of an undeclared capability, at the first size only (n 1).
+// Where the rank proves its declarations (Rank::prove_undeclared), it first
+// runs `attempt` (the capability, once; empty: nothing can be attempted
+// safely, and the line is a plain SKIP): it must throw, and the line says
+// "(confirmed: it throws)"; if it runs, the declaration is wrong and an
+// ERROR line says so. Returns the number of failures (0 or 1).
+int skip_undeclared(const Rank& self, const std::string& name, at::ScalarType dtype, int64_t n,
+                    const std::string& why, const std::function<void()>& attempt);
 
 }  // namespace tdc::collectives
