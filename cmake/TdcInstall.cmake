@@ -62,7 +62,7 @@ install(FILES
     cmake/TdcTesting.cmake cmake/TdcWaiverCheck.cmake cmake/TdcTorchCompat.cmake cmake/TdcTorchCudaHints.cmake
     cmake/TdcSuiteTests.cmake.in cmake/TdcSuiteEntries.cmake cmake/TdcDiscoveryFingerprint.cmake
     cmake/TdcLevelLabels.cmake cmake/TdcResourceSpec.cmake cmake/TdcResourceSpec.cmake.in
-    cmake/TdcInstalledTests.cmake cmake/discovery-environment.txt
+    cmake/TdcInstalledTests.cmake cmake/discovery-environment.txt cmake/tdc_tools_environment.cmake
     cmake/TdcTestingHelpers.cmake cmake/tdc_add_conformance_suite.cmake cmake/tdc_add_conformance_test.cmake
     cmake/tdc_generate_resource_spec.cmake cmake/tdc_add_selftest.cmake
   DESTINATION share/tdc/cmake)

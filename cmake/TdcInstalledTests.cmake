@@ -19,6 +19,7 @@ include("${CMAKE_CURRENT_LIST_DIR}/TdcDiscoveryFingerprint.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/TdcLevelLabels.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/TdcSuiteEntries.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/TdcResourceSpec.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/tdc_tools_environment.cmake")
 
 # This TDC's build facts (cmake/TdcInstall.cmake wrote them).
 file(STRINGS "${TDC_PREFIX}/share/tdc/build/CMakeCache.txt" _tdc_fact_lines REGEX "^TDC_[A-Z0-9_]+:")
@@ -195,9 +196,10 @@ if(_tdc_waiver_runs)
   foreach(_tdc_library IN LISTS _tdc_fact_TDC_TORCH_LIBRARIES)
     list(APPEND _tdc_waiver_runs "--library=${_tdc_library}")
   endforeach()
+  tdc_tools_environment(_tdc_tools_environment)
   add_test(waivers.every_waiver_applies_to_a_test "${TDC_PYTHON}" -m tdc check-waivers
     ${_tdc_waiver_runs} "--memo=${TDC_STATE}/waiver-check.memo")
   set_tests_properties(waivers.every_waiver_applies_to_a_test PROPERTIES LABELS "conformance;waivers"
-    TIMEOUT 300 ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1;PYTHONPATH=${TDC_PREFIX}/share/tdc/ci")
+    TIMEOUT 300 ENVIRONMENT "${_tdc_tools_environment}")
 endif()
 cmake_policy(POP)

@@ -17,6 +17,7 @@ include_guard(GLOBAL)
 include(GoogleTest)
 get_filename_component(TDC_DATA_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 set(TDC_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+include("${CMAKE_CURRENT_LIST_DIR}/tdc_tools_environment.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/TdcWaiverCheck.cmake")
 
 set(TDC_DISCOVERY_TIMEOUT 300 CACHE STRING

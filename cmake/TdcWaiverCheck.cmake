@@ -21,12 +21,13 @@ function(_tdc_add_waiver_check)
   # (tdc check-waivers says how). Each run names its suite's own waiver file
   # (TDC_SUITE_KNOWN_FAILURES); TDC_KNOWN_FAILURES, when set, replaces them all.
   _tdc_torch_identity_libraries(libraries)
+  tdc_tools_environment(environment)
   list(TRANSFORM libraries PREPEND "--library=")
   add_test(NAME waivers.every_waiver_applies_to_a_test
     COMMAND "${Python3_EXECUTABLE}" -m tdc check-waivers ${runs} ${libraries}
       "--memo=${CMAKE_BINARY_DIR}/results/waiver-check.memo")
   set_tests_properties(waivers.every_waiver_applies_to_a_test PROPERTIES
-    LABELS "conformance;waivers" TIMEOUT 300 ENVIRONMENT "PYTHONPATH=${TDC_DATA_DIR}/ci")
+    LABELS "conformance;waivers" TIMEOUT 300 ENVIRONMENT "${environment}")
 endfunction()
 
 cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL _tdc_add_waiver_check)
