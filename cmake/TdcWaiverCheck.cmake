@@ -5,11 +5,7 @@ every suite is known, one ctest entry asks each binary which waivers apply to
 its tests (--tdc-waiver-matches) and fails on a waiver that applies nowhere
 (a typo'd glob, an unknown device type), naming its file and line.
 #]=======================================================================]
-function(tdc_register_suite_run binary)
-  # ARGN: environment assignments for that binary, e.g. TDC_BACKEND_LIBS=...
-  string(JOIN "," run "${binary}" ${ARGN})
-  set_property(GLOBAL APPEND PROPERTY TDC_SUITE_RUNS "--run=${run}")
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/tdc_register_suite_run.cmake")
 
 function(_tdc_add_waiver_check)
   get_property(runs GLOBAL PROPERTY TDC_SUITE_RUNS)
