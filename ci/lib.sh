@@ -9,11 +9,10 @@ TDC_JOBS="${TDC_JOBS:-$(nproc)}"
 tdc_log() { [ -n "${TDC_QUIET:-}" ] || printf '\n==> %s\n' "$*" >&2; }
 tdc_die() { printf 'tdc: %s\n' "$*" >&2; exit 2; }
 
-# The Python tools (ci/tdc), run with ci/ on Python's path: the ci/ scripts'
-# one place for it (bin/tdc is a user's). Not through bin/tdc: ci/health runs
-# with a PATH that may lack what bin/tdc needs (readlink; health_fails_closed).
-tdc_tool() { tdc_python python3 -m tdc "$@"; }
-tdc_python() { PYTHONPATH="$TDC_ROOT/ci${PYTHONPATH:+:$PYTHONPATH}" "$@"; }
+# The Python tools (ci/tdc): tdc_tool VERB, tdc_python COMMAND (ci/tools.sh).
+# Not through bin/tdc: ci/health runs with a PATH that may lack what
+# bin/tdc needs (readlink; health_fails_closed).
+source "$TDC_ROOT/ci/tools.sh"
 
 # Debian packages, installed only when missing; apt-get update runs at most once.
 # TDC_NO_PROVISION=1: install nothing (a host that has what it needs); a

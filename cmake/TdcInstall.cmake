@@ -58,11 +58,16 @@ install(FILES "${CMAKE_BINARY_DIR}/package/TDCConfig.cmake" "${CMAKE_BINARY_DIR}
 
 # share/tdc: the data, where the tools and the CMake functions look for it.
 install(FILES VERSION DESTINATION share/tdc)
+# Every file an installed one includes is installed too (ci/tests/test_cmake_layout.py).
 install(FILES
-    cmake/TdcTesting.cmake cmake/TdcWaiverCheck.cmake cmake/TdcTorchCompat.cmake cmake/TdcTorchCudaHints.cmake
-    cmake/TdcSuiteTests.cmake.in cmake/TdcSuiteEntries.cmake cmake/TdcDiscoveryFingerprint.cmake
-    cmake/TdcLevelLabels.cmake cmake/TdcResourceSpec.cmake cmake/TdcResourceSpec.cmake.in
-    cmake/TdcInstalledTests.cmake cmake/discovery-environment.txt
+    cmake/TdcTesting.cmake cmake/TdcWaiverCheck.cmake cmake/tdc_register_suite_run.cmake
+    cmake/TdcTorchCompat.cmake cmake/tdc_target_uses_torch.cmake cmake/tdc_reuse_core_pch.cmake
+    cmake/TdcTorchCudaHints.cmake cmake/tdc_tools_environment.cmake
+    cmake/TdcSuiteTests.cmake.in cmake/tdc_suite_entries.cmake cmake/tdc_discovery_fingerprint.cmake
+    cmake/tdc_read_level_rules.cmake cmake/tdc_level_labels.cmake
+    cmake/TdcResourceSpec.cmake.in cmake/tdc_resource_spec.cmake cmake/tdc_resource_spec_covers.cmake
+    cmake/TdcInstalledTests.cmake cmake/tdc_installed_package.cmake cmake/tdc_installed_suite.cmake
+    cmake/tdc_installed_test.cmake cmake/discovery-environment.txt
     cmake/TdcTestingHelpers.cmake cmake/tdc_add_conformance_suite.cmake cmake/tdc_add_conformance_test.cmake
     cmake/tdc_generate_resource_spec.cmake cmake/tdc_add_selftest.cmake
   DESTINATION share/tdc/cmake)

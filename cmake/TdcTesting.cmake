@@ -8,15 +8,22 @@ include_guard(GLOBAL)
 #
 # This file is the entry point, as rapids-cmake's rapids_test_init(): the
 # settings every function reads, then one file per public function, named
-# after it (rapids-cmake's layout):
+# after it (rapids-cmake's layout; ci/tests/test_cmake_layout.py keeps it
+# so for every file of cmake/):
 #   tdc_add_conformance_suite.cmake   a suite: its programs, entries, claim, install
 #   tdc_add_conformance_test.cmake    an entry of its own running a suite program once
 #   tdc_generate_resource_spec.cmake  the resource spec ctest writes at its start
 #   tdc_add_selftest.cmake            the project's own tests
+#   tdc_tools_environment.cmake       how an entry runs the Python tools
+#   TdcWaiverCheck.cmake              the waiver check (tdc_register_suite_run.cmake)
 #   TdcTestingHelpers.cmake           helpers more than one of them uses
+# What ctest runs itself (TdcSuiteTests.cmake.in, TdcResourceSpec.cmake.in,
+# TdcInstalledTests.cmake) includes tdc_suite_entries.cmake and the files
+# beside it the same way.
 include(GoogleTest)
 get_filename_component(TDC_DATA_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 set(TDC_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+include("${CMAKE_CURRENT_LIST_DIR}/tdc_tools_environment.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/TdcWaiverCheck.cmake")
 
 set(TDC_DISCOVERY_TIMEOUT 300 CACHE STRING

@@ -24,26 +24,6 @@ endif()
 # e.g. "address,undefined". LibTorch itself stays uninstrumented.
 set(TDC_SANITIZE "" CACHE STRING "sanitizers for TDC's targets (-fsanitize=...), empty for none")
 
-#[=======================================================================[
-tdc_target_uses_torch(<target> [PUBLIC|PRIVATE])
-Links LibTorch and sets the C++ standard and warnings this project builds with.
-#]=======================================================================]
-function(tdc_target_uses_torch target)
-  set(scope PRIVATE)
-  if(ARGC GREATER 1)
-    set(scope ${ARGV1})
-  endif()
-  target_link_libraries(${target} ${scope} torch)
-  target_compile_features(${target} ${scope} ${TDC_CXX_STANDARD_FEATURE})
-  target_compile_options(${target} PRIVATE -Wall -Wextra)
-  if(TDC_SANITIZE)
-    # vptr is off: LibTorch's classes come from an uninstrumented library.
-    target_compile_options(${target} PRIVATE -fsanitize=${TDC_SANITIZE} -fno-sanitize=vptr
-                           -fno-sanitize-recover=all -fno-omit-frame-pointer)
-    target_link_options(${target} ${scope} -fsanitize=${TDC_SANITIZE})
-  endif()
-endfunction()
-
 # The name a PrivateUse1 backend is known by in device strings: LibTorch 2.x
 # lets the backend register one ("loopback"); 1.13 always says privateuseone.
 if(TDC_TORCH_VERSION VERSION_GREATER_EQUAL 2.0)
@@ -52,16 +32,5 @@ else()
   set(TDC_PRIVATEUSE1_NAME privateuseone CACHE INTERNAL "device type name of a PrivateUse1 backend")
 endif()
 
-#[=======================================================================[
-tdc_reuse_core_pch(<target>...)
-Compiles the targets with tdc_core's precompiled LibTorch headers
-(TDC_PRECOMPILED_HEADERS). Only for targets built with the same flags: not
-for shared libraries (position-independent code).
-#]=======================================================================]
-function(tdc_reuse_core_pch)
-  if(TDC_PRECOMPILED_HEADERS AND TARGET tdc_core)  # not from an installed TDC
-    foreach(target IN LISTS ARGN)
-      target_precompile_headers(${target} REUSE_FROM tdc_core)
-    endforeach()
-  endif()
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/tdc_target_uses_torch.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/tdc_reuse_core_pch.cmake")

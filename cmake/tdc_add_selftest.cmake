@@ -7,7 +7,8 @@ tdc_add_selftest(NAME <name> COMMAND <cmd>... [TIMEOUT <s>] [ENVIRONMENT <k=v>..
 The project's own tests (label: selftest), as opposed to conformance checks.
 A self-test decides its verdict itself (check_run.py, expect_failures.py):
 exit status 0 passed, anything else failed. Every self-test finds the
-Python tools' package (ci/tdc) by PYTHONPATH, never by editing sys.path.
+Python tools' package (ci/tdc) on Python's path (tdc_tools_environment),
+never by editing sys.path.
 #]=======================================================================]
 function(tdc_add_selftest)
   cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;TIMEOUT" "COMMAND;ENVIRONMENT;LABELS")
@@ -18,7 +19,8 @@ function(tdc_add_selftest)
     set(arg_TIMEOUT 300)
   endif()
   add_test(NAME selftest.${arg_NAME} COMMAND ${arg_COMMAND})
-  set(environment "PYTHONPATH=${TDC_DATA_DIR}/ci" ${arg_ENVIRONMENT})
+  tdc_tools_environment(environment)
+  list(APPEND environment ${arg_ENVIRONMENT})
   set_tests_properties(selftest.${arg_NAME} PROPERTIES
     LABELS "selftest;${arg_LABELS}" TIMEOUT ${arg_TIMEOUT} ENVIRONMENT "${environment}")
 endfunction()

@@ -6,7 +6,7 @@ tdc_generate_resource_spec()
 Once per build, deferred to the end of the top-level directory by the first
 tdc_add_conformance_suite(): ctest then writes the resource spec from
 discovery at its start and honours every entry's device claims without a
---resource-spec-file (cmake/TdcResourceSpec.cmake).
+--resource-spec-file (cmake/tdc_resource_spec.cmake).
 #]=======================================================================]
 function(tdc_generate_resource_spec)
   set(TDC_DEVICE_SELECT "$<TARGET_FILE:TDC::device_select>")

@@ -20,9 +20,10 @@ fi
 TDC_ROOT="${TDC_ROOT:-$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)}"
 export TDC_ROOT
 export TDC_BUILD_DIR="${TDC_BUILD_DIR:-$TDC_ROOT/build/conformance-2.13.0}"
+source "$TDC_ROOT/ci/tools.sh"  # tdc_python
 
 # tdc_node_check ARGS...: tdc.fleet.node_check (level 1 from a run tree, the
 # drain rule with --drain); one line on stdout, exit 0/1/2.
 tdc_node_check() {
-  PYTHONPATH="$TDC_ROOT/ci${PYTHONPATH:+:$PYTHONPATH}" python3 -m tdc.fleet.node_check "$@"
+  tdc_python python3 -m tdc.fleet.node_check "$@"
 }

@@ -211,7 +211,7 @@ def execute(args, started, started_wall):
         raise InputError(f"the selection ({' '.join(selection) or 'every entry'}) holds no test in {build_dir}")
     # Configuration errors and unbuilt suites count, labelled with the level or not.
     # A suite whose settings are bad, or that is not built, is one entry that
-    # carries every level's label (cmake/TdcSuiteEntries.cmake): selected above.
+    # carries every level's label (cmake/tdc_suite_entries.cmake): selected above.
     safeio.write_text(paths["selected.txt"], "".join(n + "\n" for n in selected), "selection")
     # Once its input is known good (a refusal stays one line), before ctest
     # runs: a dirty tree's run cannot be packaged. ci/health prints only its verdict.

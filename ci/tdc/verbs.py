@@ -126,12 +126,14 @@ def child(name, python=None, env=None):
     return [python or sys.executable, "-m", "tdc", name], tools_env(env)
 
 
-def tools_env(env=None):
+def tools_env(env=None, ci=None):
     """ENV (default os.environ), copied, with this package's folder (ci/)
-    first on PYTHONPATH: how a process of its own imports tdc. The Python
-    side's one place for it, as bin/tdc is the command line's."""
+    first on PYTHONPATH: how a process of its own imports tdc. `ci`: another
+    TDC's tools folder instead (an older checkout's, an install's), whose
+    tools the process runs. The Python side's one place for it, as ci/tools.sh
+    is the shell's (bin/tdc) and cmake/tdc_tools_environment.cmake CMake's."""
     env = dict(os.environ if env is None else env)
-    ci = os.path.join(ROOT, "ci")
+    ci = os.path.abspath(ci) if ci else os.path.join(ROOT, "ci")
     env["PYTHONPATH"] = ci + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
 

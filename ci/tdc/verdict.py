@@ -33,7 +33,7 @@ from tdc.errors import InputError
 from tdc.fleet import actions
 
 EXIT = {"healthy": 0, "unhealthy": 1, "unknown": 2}
-# The entries a suite becomes when a setting is malformed (cmake/TdcSuiteEntries.cmake,
+# The entries a suite becomes when a setting is malformed (cmake/tdc_suite_entries.cmake,
 # fixtures/src/suite_listing.cpp).
 CONFIGURATION_PREFIX = "TdcConfiguration."
 

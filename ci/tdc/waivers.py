@@ -11,7 +11,7 @@ Exit status: 0 every waiver applies somewhere, 1 one does not, 2 bad input.
 Asking costs a LibTorch start-up per binary (about 8 s for 34 binaries on a
 2-core host), in every `ctest -L conformance`. With --memo, a passing verdict
 is kept with a key made of what the answers depend on, the same things a
-suite's cached test list depends on (cmake/TdcDiscoveryFingerprint.cmake):
+suite's cached test list depends on (cmake/tdc_discovery_fingerprint.cmake):
 the host, this process's discovery environment (the one list,
 cmake/discovery-environment.txt), the libraries loaded at run time (LibTorch's,
 --library, and the backends, TDC_BACKEND_LIBS and the runs' own), the binaries

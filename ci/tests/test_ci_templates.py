@@ -155,14 +155,14 @@ HOSTS = os.path.join(ROOT, "ci", "templates", "fleet-hosts.json")
 
 
 def workspace(folder, merge=None):
-    """A job's checkout: bin/tdc (a copy, which finds the tools beside it), ci/tdc
-    and ci/templates are the tree's; ci/merge is the tree's too, or a stub
-    script (text) when merge is given."""
+    """A job's checkout: bin/tdc (a copy, which finds the tools beside it), ci/tdc,
+    ci/tools.sh (bin/tdc's Python path) and ci/templates are the tree's;
+    ci/merge is the tree's too, or a stub script (text) when merge is given."""
     ci = folder / "ci"
     ci.mkdir(parents=True)
     (folder / "bin").mkdir()
     shutil.copy(os.path.join(ROOT, "bin", "tdc"), folder / "bin" / "tdc")
-    for name in ("tdc", "templates") + (() if merge else ("merge",)):
+    for name in ("tdc", "tools.sh", "templates") + (() if merge else ("merge",)):
         (ci / name).symlink_to(os.path.join(ROOT, "ci", name))
     if merge:
         (ci / "merge").write_text(merge)

@@ -1,4 +1,4 @@
-"""cmake/TdcResourceSpec.cmake read by a real ctest (`ctest -N` of a test file
+"""cmake/tdc_resource_spec.cmake read by a real ctest (`ctest -N` of a test file
 that includes it, as a build's CTestTestfile does), with a stand-in for
 device_select whose devices the test chooses: a spec that lacks a claimed
 kind is written again from discovery, beside the old one and renamed onto
@@ -37,8 +37,9 @@ cp {tmp_path}/devices.json "$out"
     (tmp_path / "CTestTestfile.cmake").write_text(f"""
 cmake_policy(VERSION 3.22)
 set(CMAKE_COMMAND "{shutil.which('cmake')}")
-include("{CMAKE}/TdcDiscoveryFingerprint.cmake")
-include("{CMAKE}/TdcResourceSpec.cmake")
+include("{CMAKE}/tdc_discovery_fingerprint.cmake")
+include("{CMAKE}/tdc_resource_spec.cmake")
+include("{CMAKE}/tdc_resource_spec_covers.cmake")
 tdc_resource_spec(DEVICE_SELECT "{select}" LOOPBACK "" LIBRARIES DIR "{tmp_path}" TIMEOUT 60)
 if(EXISTS "{tmp_path}/claims")
   tdc_resource_spec_covers(loopback_0 loopback_2)

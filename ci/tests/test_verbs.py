@@ -20,10 +20,11 @@ TDC = os.path.join(ROOT, "bin", "tdc")
 PROGRAMS = {"conformance", "selftest", "sanitize", "offline-run", "offline-bundle", "health"}
 # ci/ programs that are no verb (the known ones are in verbs.KNOWN_COMMANDS).
 NOT_VERBS = {"sanitize", "offline-run", "offline-bundle"}
-# The Python wrapper's line, and the bash one (ci/slurm/submit, outside ci/, sets the path).
+# The Python wrapper's line, and the bash one (ci/slurm/submit, outside ci/,
+# takes the Python path from ci/tools.sh, the shell's one place for it).
 PY_LINE = re.compile(r'import sys; from tdc import verbs; sys\.exit\(verbs\.main\(\["([a-z-]+)", \*sys\.argv\[1:\]\]\)\)')
-SH_LINE = re.compile(r'PYTHONPATH="\$\(dirname "\$\(readlink -f "\$0"\)"\)/\.\.\$\{PYTHONPATH:\+:\$PYTHONPATH\}" '
-                     r'exec python3 -m tdc ([a-z-]+) "\$@"')
+SH_LINE = re.compile(r'source "\$\(dirname "\$\(readlink -f "\$0"\)"\)/\.\./tools\.sh" && '
+                     r'tdc_python exec python3 -m tdc ([a-z-]+) "\$@"')
 
 
 def commands():
@@ -133,7 +134,9 @@ def test_a_tool_runs_another_verb_as_its_own_process():
     assert env["PYTHONPATH"] == os.path.join(ROOT, "ci")
     run = subprocess.run([*argv, "--help"], capture_output=True, text=True, timeout=60, env=env, cwd="/")
     assert run.returncode == 0 and "OLD" in run.stdout, run.stderr
-    _, env = verbs.child("compare", env={"PYTHONPATH": "/elsewhere"})
+    elsewhere = verbs.tools_env({}, ci="/elsewhere")   # another TDC's tools, as hostile_inputs runs them
+    assert list(elsewhere) == ["PYTHONPATH"] and elsewhere["PYTHONPATH"] == "/elsewhere"
+    _, env = verbs.child("compare", env=elsewhere)   # a path already set is kept, after the tools
     assert env["PYTHONPATH"] == os.path.join(ROOT, "ci") + os.pathsep + "/elsewhere"
     with pytest.raises(KeyError):   # the negative: no verb, no command line
         verbs.child("no-such-verb")

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 
-from tdc import ROOT, discovery_env
+from tdc import ROOT, discovery_env, verbs
 from tdc.bench import results as bench_results
 
 
@@ -98,7 +98,7 @@ class Cases:
 
 
 def verb(tools, name):
-    """tdc NAME from the ci/ folder `tools` (PYTHONPATH, set by main), or its
+    """tdc NAME from the ci/ folder `tools` (on Python's path: main), or its
     ci/NAME script in a checkout from before the verbs."""
     if os.path.isfile(os.path.join(tools, "tdc", "verbs.py")):
         return [sys.executable, "-m", "tdc", name]
@@ -260,7 +260,7 @@ def main():
     parser.add_argument("--forward", help="tdc_bench_forward (device-error)")
     parser.add_argument("--loopback", help="libtdc_loopback.so (device-error)")
     args = parser.parse_args()
-    os.environ["PYTHONPATH"] = os.path.abspath(args.ci_dir)  # the tools run are that folder's
+    os.environ.update(verbs.tools_env(ci=args.ci_dir))  # the tools run are that folder's
     with tempfile.TemporaryDirectory() as work:
         c = Cases(work)
         if args.tool == "thresholds":

@@ -187,7 +187,7 @@ def main():
     backend = args.backend_name
     chosen = [fault for fault in faults.faults if not only or fault.name in only]
     # Rows run --jobs at a time: each is a ctest of its own with its own
-    # settings, GoogleTest folder and test lists (cmake/TdcSuiteEntries.cmake
+    # settings, GoogleTest folder and test lists (cmake/tdc_suite_entries.cmake
     # keeps lists per fingerprint for this), and no fault's verdict comes
     # from a clock, so a second row beside it changes no verdict; most of a
     # row is its suites' listing, one process at a time, which leaves a core

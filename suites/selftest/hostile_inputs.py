@@ -22,7 +22,7 @@ import tempfile
 from fleetsim import synthetic_run  # this script's own folder, as hostile/ is
 from hostile.cases import CASES as FILE_CASES
 from hostile.fleet_cases import CASES as FLEET_CASES
-from tdc import ROOT
+from tdc import ROOT, verbs
 
 CASES = FILE_CASES + FLEET_CASES
 # What no tool may print raw, whatever a package holds (issue 34, finding 5:
@@ -45,7 +45,7 @@ OLDER = {"summarize": ("ci", "summarize.py"), "verdict": ("ci", "verdict.py"), "
 
 
 def commands(ci):
-    """The command line of each entry point, in the ci/ folder `ci` (run with PYTHONPATH=ci)."""
+    """The command line of each entry point, in the ci/ folder `ci` (run with verbs.tools_env(ci=ci))."""
     has_verbs = os.path.isfile(os.path.join(ci, "tdc", "verbs.py"))
 
     def tool(verb):
@@ -69,7 +69,7 @@ def synthetic_results(folder):
 def synthetic_package(results_dir, out):
     run = subprocess.run([*COMMANDS["package"], results_dir, "--product=hostile", "--submitter=corpus",
                           f"--out={out}"], capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, PYTHONPATH=CI))
+                         env=verbs.tools_env())
     if run.returncode != 0:
         raise SystemExit(f"hostile_inputs.py: cannot make the synthetic package: {run.stderr.strip()}")
     return run.stdout.strip()
@@ -88,7 +88,7 @@ def run_case(case, build, shared, ci=CI):
         values = {"h": HOSTILE, "t": tmp, "b": build or "/nonexistent/build", "ci": CI,
                   "results": shared.get("results", ""), "package": shared.get("package", "")}
         argv = [a.format(**values) for a in case.argv]
-        env = dict(os.environ, PYTHONPATH=ci, **case.env)
+        env = verbs.tools_env(dict(os.environ, **case.env), ci=ci)
         run = subprocess.run(command[case.entry] + argv, capture_output=True, text=True, errors="replace",
                              env=env, timeout=300, cwd=tmp)
     problems = []

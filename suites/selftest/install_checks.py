@@ -180,7 +180,7 @@ REQUIRED = [
     "lib/cmake/TDC/TDCTargets.cmake", "share/tdc/VERSION", "share/tdc/source.json",
     "share/tdc/ci/tdc/__init__.py", "share/tdc/ci/tdc/schemas/summary.schema.json", "share/tdc/ci/health",
     "share/tdc/ci/tdc/verbs.py", "share/tdc/ci/package", "share/tdc/ci/verify", "share/tdc/ci/merge",
-    "share/tdc/ci/lib.sh", "share/tdc/cmake/discovery-environment.txt",
+    "share/tdc/ci/lib.sh", "share/tdc/ci/tools.sh", "share/tdc/cmake/discovery-environment.txt",
     "share/tdc/cmake/TdcInstalledTests.cmake", "share/tdc/cmake/TdcTesting.cmake",
     "share/tdc/cmake/tdc_add_conformance_suite.cmake", "share/tdc/suites/levels.txt",
     "share/tdc/suites/known_failures.txt", "share/tdc/suites/mustpass/level1.txt",

@@ -5,7 +5,7 @@ loopback device they touch (loopback_0 .. loopback_7). A spec written for 2
 devices and read again with 8 left the entries on loopback_2 .. loopback_7
 "Not Run" ("Test requested resources of type 'loopback_2' which does not
 exist"): the fingerprint that keys the spec left out the loopback's settings,
-although the spec's twin devices load the loopback (cmake/TdcResourceSpec.cmake).
+although the spec's twin devices load the loopback (cmake/tdc_resource_spec.cmake).
 
 The root cause is checked apart from its mending: 2 and 8 devices must key
 two specs. Its teeth, and the second line of defence: the spec of the 8-device run is

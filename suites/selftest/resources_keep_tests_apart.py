@@ -56,7 +56,7 @@ def whole_device_spec(build_dir, share, path):
     """The resource spec of the loopback's two devices, each with `share`
     slots: one claim of TDC_GPU_PERCENT holds all of it. Written here, from
     the name this build gives the loopback (CMakeCache.txt), as the build's
-    own spec names them (cmake/TdcResourceSpec.cmake): reading "the newest"
+    own spec names them (cmake/tdc_resource_spec.cmake): reading "the newest"
     of the build's specs read whichever the test before wrote, and once in
     CI every entry was Not Run."""
     name = "loopback"

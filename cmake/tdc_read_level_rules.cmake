@@ -4,7 +4,8 @@
 # the readiness checks and a check joins a level by one line there. Level 2
 # is the label conformance, level 3 adds level3.
 # Functions only: the rules are read per suite (tdc_suite_entries), into
-# the caller's scope, because a vendor's suite has levels of its own.
+# the caller's scope, because a vendor's suite has levels of its own; they
+# label a check by tdc_level_labels (cmake/tdc_level_labels.cmake).
 
 # Sets _tdc_level_rules in the caller's scope: "<level>=<regex>" for every
 # "<level> | <check glob>" line of the files.
@@ -22,21 +23,3 @@ macro(tdc_read_level_rules)
     endforeach()
   endforeach()
 endmacro()
-
-# out: labels + the level labels whose glob matches the test (without "loopback:"),
-# by the caller's _tdc_level_rules.
-function(tdc_level_labels out test labels)
-  string(REGEX REPLACE "^[a-z]+:" "" check "${test}")
-  foreach(rule IN LISTS _tdc_level_rules)
-    string(FIND "${rule}" "=" split)
-    string(SUBSTRING "${rule}" 0 ${split} level)
-    math(EXPR split "${split} + 1")
-    string(SUBSTRING "${rule}" ${split} -1 regex)
-    # list(FIND), not IN_LIST: ctest reads this without the project's policies.
-    list(FIND labels "${level}" known)
-    if(check MATCHES "${regex}" AND known EQUAL -1)
-      list(APPEND labels ${level})
-    endif()
-  endforeach()
-  set(${out} "${labels}" PARENT_SCOPE)
-endfunction()
