@@ -49,7 +49,7 @@ void await_command(Member& self, const std::string& key, pid_t leader) {
 }  // namespace
 
 int follower_main(int argc, char** argv) {
-  if (argc != 10) {
+  if (argc != 9) {
     std::fprintf(stderr,
                  "usage: %s %s <rank> <world> <store-file> <timeout-ms> <device-type number> <c10d candidates> "
                  "<device backend libraries>\n(started by tdc_bench_collectives itself)\n",
@@ -62,7 +62,7 @@ int follower_main(int argc, char** argv) {
   const pid_t leader = getppid();
   std::string current = "rendezvous";
   try {
-    load_follower_device_backends(argv[9]);
+    load_follower_device_backends(argv[8]);
     const auto type = static_cast<c10::DeviceType>(std::atoi(argv[6]));
     self.device = type == c10::DeviceType::CPU ? c10::Device(type)
                                                : c10::Device(type, static_cast<c10::DeviceIndex>(self.rank));
