@@ -61,6 +61,7 @@ int run(const Program& program, int argc, char** argv) {
   spec.summary = program.description;
   spec.flags = {{"--tdc-quick", "reduced size/case set for CI (also TDC_BENCH_QUICK=1)",
                  [&](const std::string&) { settings.quick = true; }}};
+  spec.flags.insert(spec.flags.end(), program.flags.begin(), program.flags.end());
   spec.passes_through = "--benchmark_";
   spec.framework_help = [] {
     std::cout << "Google Benchmark flags:\n";
@@ -99,10 +100,12 @@ int run(const Program& program, int argc, char** argv) {
   program.register_benchmarks(settings);
   if (const auto problem = nothing_to_run(args, registered_series)) {
     std::cerr << program.name << ": " << *problem << std::endl;
+    if (program.finish) program.finish();
     tdc::report_finished();
     return kConfigErrorExitCode;
   }
   benchmark::RunSpecifiedBenchmarks();
+  const bool finished = program.finish == nullptr || program.finish();
   benchmark::Shutdown();
   const bool a_device_threw = report_device_errors(program.name);
   tdc::report_finished();
@@ -110,7 +113,7 @@ int run(const Program& program, int argc, char** argv) {
     std::cerr << program.name << ": verification failed (see the benchmarks marked ERROR)"
               << std::endl;
   }
-  return devices_failed || a_device_threw || verification_failed ? 1 : 0;
+  return devices_failed || a_device_threw || verification_failed || !finished ? 1 : 0;
 }
 
 benchmark::internal::Benchmark* configure(benchmark::internal::Benchmark* b) {

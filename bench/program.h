@@ -2,9 +2,12 @@
 // The entry point every benchmark program shares: TDC's flags, plugins and
 // device specs first (as in the suites' gtest_main), then registration for
 // the devices under test, then Google Benchmark.
+#include "tdc/entry_point.h"
+
 #include <benchmark/benchmark.h>
 
 #include <string>
+#include <vector>
 
 namespace tdc::bench {
 
@@ -17,12 +20,18 @@ struct Program {
   const char* description;  // one line for --help
   // Registers the program's benchmarks; devices_under_test() is ready.
   void (*register_benchmarks)(const Settings&);
+  // The program's own flags beside --tdc-quick (tdc_bench_collectives: --c10d-backend-lib=).
+  std::vector<ProgramFlag> flags = {};
+  // Ends what register_benchmarks started (tdc_bench_collectives' rank
+  // processes): called once after the benchmarks ran, or were found to match
+  // nothing. False fails the run (exit status 1).
+  bool (*finish)() = nullptr;
 };
 
 // Runs the program; returns the process exit status: kConfigErrorExitCode (2)
 // on bad input or when nothing would be timed (a filter matching nothing),
 // 1 when a benchmark failed verification, a device threw, an expected device
-// is missing or a device is broken, else 0.
+// is missing, a device is broken or finish() failed, else 0.
 int run(const Program& program, int argc, char** argv);
 
 // The options every benchmark shares: manual time (batch_timing.h decides

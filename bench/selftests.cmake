@@ -61,6 +61,36 @@ if(TARGET tdc_loopback)
       LABELS bench TIMEOUT 120)
   endforeach()
   set_tests_properties(selftest.bench.latency_waits_for_its_stream.without_device_sync PROPERTIES WILL_FAIL TRUE)
+
+  # tdc_bench_collectives through the loopback's c10d library, quick,
+  # allreduce only: on the loopback's devices it runs and reports busbw; the
+  # same run with rank 1's contribution dropped (allreduce-drop-rank) fails
+  # verification; the library serves cpu when named as a plugin (the label
+  # names it); a library that is no c10d plugin fails cpu's world, named.
+  add_dependencies(tdc_bench_collectives tdc_c10d_loopback)
+  set(collectives_check "${Python3_EXECUTABLE}" "${bench_selftests}/check_run.py")
+  set(allreduce_only "--benchmark_filter=^collectives/allreduce/")
+  set(on_loopback $<TARGET_FILE:tdc_bench_collectives> --backend-lib=$<TARGET_FILE:tdc_loopback> --devices=loopback
+    "${allreduce_only}")
+  tdc_add_selftest(NAME bench.collectives_run_on_the_loopback
+    COMMAND ${collectives_check} --exit 0 --stdout-has "collectives/allreduce/loopback/w2/4194304/manual_time"
+      --stdout-has busbw_GBps --env TDC_BENCH_QUICK=1 -- ${on_loopback}
+    ENVIRONMENT ${bench_env} TDC_C10D_BACKEND_LIBS= LABELS bench TIMEOUT 300)
+  tdc_add_selftest(NAME bench.collectives_verification_catches_a_dropped_rank
+    COMMAND ${collectives_check} --exit 1 --stderr-line "verification failed" --stdout-has "#wrong="
+      --env TDC_BENCH_QUICK=1 --env TDC_LOOPBACK_FAULT=allreduce-drop-rank -- ${on_loopback}
+    ENVIRONMENT ${bench_env} TDC_C10D_BACKEND_LIBS= LABELS bench TIMEOUT 300)
+  tdc_add_selftest(NAME bench.collectives_plugin_serves_cpu
+    COMMAND ${collectives_check} --exit 0 --stdout-has "tdc_loopback: rank 0's steady_clock" --env TDC_BENCH_QUICK=1
+      -- $<TARGET_FILE:tdc_bench_collectives> --devices=cpu --c10d-backend-lib=$<TARGET_FILE:tdc_c10d_loopback>
+      "${allreduce_only}"
+    ENVIRONMENT ${bench_env} TDC_C10D_BACKEND_LIBS= LABELS bench TIMEOUT 300)
+  tdc_add_selftest(NAME bench.collectives_world_that_cannot_start_is_named
+    COMMAND ${collectives_check} --exit 1 --stderr-line "cpu: .*exports no tdc_c10d_create_backend"
+      --env TDC_BENCH_QUICK=1
+      -- $<TARGET_FILE:tdc_bench_collectives> --devices=cpu --c10d-backend-lib=$<TARGET_FILE:tdc_loopback>
+      "${allreduce_only}"
+    ENVIRONMENT ${bench_env} TDC_C10D_BACKEND_LIBS= LABELS bench TIMEOUT 300)
 endif()
 
 # The gates fail closed (issue 7, findings 9, 10, 11 and 5's bench side):
@@ -88,6 +118,11 @@ tdc_add_selftest(NAME bench.bad_device_flag
   COMMAND "${Python3_EXECUTABLE}" "${bench_selftests}/check_run.py"
     --exit 2 --one-line "--stderr-line=--devices: 'tpu'"
     -- $<TARGET_FILE:tdc_bench_transfer> --devices=tpu
+  LABELS bench TIMEOUT 60)
+tdc_add_selftest(NAME bench.collectives_bad_plugin_flag
+  COMMAND "${Python3_EXECUTABLE}" "${bench_selftests}/check_run.py"
+    --exit 2 --one-line "--stderr-line=--c10d-backend-lib=/nonexistent/libx.so: no such file"
+    -- $<TARGET_FILE:tdc_bench_collectives> --c10d-backend-lib=/nonexistent/libx.so
   LABELS bench TIMEOUT 60)
 tdc_add_selftest(NAME bench.bad_quick_switch
   COMMAND "${Python3_EXECUTABLE}" "${bench_selftests}/check_run.py"

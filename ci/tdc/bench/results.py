@@ -1,9 +1,11 @@
 """Reads the Google Benchmark JSON the tdc_bench_* programs write.
 
-Benchmark names are "<family>/<pattern>/<device>[/<size>]/manual_time", e.g.
+Benchmark names are "<family>/<pattern>/<device>[/w<world>][/<size>]/manual_time", e.g.
 "transfer/h2d_pinned/loopback:0/65536/manual_time",
-"forward/seed_float32/cpu/manual_time" or "latency/d2d/cpu/4096/manual_time";
-a copy between two devices names both ("loopback:0->loopback:1"). The JSON keeps every repetition and the
+"forward/seed_float32/cpu/manual_time", "latency/d2d/cpu/4096/manual_time" or
+"collectives/allreduce/cpu/w2/4096/manual_time" (a collective names its device
+type and its world's size: ranks); a copy between two devices names both
+("loopback:0->loopback:1"). The JSON keeps every repetition and the
 aggregates (mean, median, stddev, cv); the medians are what every tool here
 reads.
 
@@ -12,6 +14,7 @@ benchmark entry whose time or bandwidth is not a finite non-negative number,
 a context value that is not a string, is BadResults with one line.
 """
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -28,7 +31,7 @@ class BadResults(InputError):
 @dataclass
 class Result:
     run_name: str
-    family: str                 # "transfer" | "forward" | "latency"
+    family: str                 # "transfer" | "forward" | "latency" | "sync" | "collectives"
     pattern: str                # "h2d_pinned" | "seed_float32"
     device: str                 # "loopback:0", "loopback:0->loopback:1"
     size: Optional[int]         # bytes, for transfers
@@ -41,6 +44,7 @@ class Result:
     source: str = ""            # the file it came from
     context: dict = field(default_factory=dict)
     samples: list = field(default_factory=list)   # seconds per iteration, each repetition
+    world: Optional[int] = None  # ranks, for collectives
 
     @property
     def device_type(self):
@@ -57,12 +61,20 @@ class Result:
         return f"{self.device} ({name})" if name else self.device
 
 
+_WORLD = re.compile(r"^w[0-9]+$")
+
+
 def parse_name(run_name):
+    """(family, pattern, device, size or None, world or None), or None."""
     parts = [p for p in run_name.split("/") if p != "manual_time"]
     if len(parts) < 3:
         return None
-    size = int(parts[3]) if len(parts) > 3 and parts[3].isdigit() else None
-    return parts[0], parts[1], parts[2], size
+    rest = parts[3:]
+    world = None
+    if rest and _WORLD.match(rest[0]):
+        world, rest = int(rest[0][1:]), rest[1:]
+    size = int(rest[0]) if rest and rest[0].isdigit() else None
+    return parts[0], parts[1], parts[2], size, world
 
 
 def read_json(path):
@@ -134,7 +146,7 @@ def parse(data, path):
         parsed = parse_name(run_name)
         if parsed is None:
             continue
-        family, pattern, device, size = parsed
+        family, pattern, device, size, world = parsed
         errors = [e for e in entries if e.get("error_occurred")]
         error = error_of(errors)
         iterations = [e for e in entries if e.get("run_type") != "aggregate"]
@@ -159,7 +171,7 @@ def parse(data, path):
             seconds=seconds, bytes_per_second=bytes_per_second, counters=counters,
             cv=number(cv_entry, "real_time", path, run_name) if cv_entry else None,
             repetitions=len(iterations), error=error, source=str(path), context=context,
-            samples=samples))
+            samples=samples, world=world))
     return context, results
 
 

@@ -1,5 +1,5 @@
-"""check-thresholds: checks tdc_bench_* results against per-device minimum bandwidths and
-maximum times (bench/thresholds.json), in the spirit of DCGM's per-SKU
+"""check-thresholds: checks tdc_bench_* results against per-device minimum bandwidths (a
+copy's; a collective's bus bandwidth, nccl-tests' busbw) and maximum times (bench/thresholds.json), in the spirit of DCGM's per-SKU
 diagnostics: a device is judged by the entry for its name ("NVIDIA H200")
 if there is one, else by the entry for its type ("cuda").
 
@@ -31,6 +31,7 @@ DEFAULT_THRESHOLDS = os.path.join(ROOT, "bench", "thresholds.json")
 # Which thresholds key judges which family, and the patterns each may name.
 DTYPES = ("float32", "float16", "bfloat16")
 COPY_PATTERNS = ("memcpy", "d2d", "clone", "h2d", "d2h", "h2d_pinned", "d2h_pinned", "d2d_peer")
+COLLECTIVES = ("allreduce", "allgather", "reduce_scatter", "broadcast", "alltoall")
 FORWARD_CASE = re.compile(r"^(seed|linear1024_b[0-9]+)_(%s)$" % "|".join(DTYPES))
 LATENCY_CASE = re.compile(r"^(seed_(%s)|d2d|h2d|d2h)$" % "|".join(DTYPES))
 KEYS = {
@@ -38,6 +39,15 @@ KEYS = {
     "max_forward_us": ("forward", lambda p: bool(FORWARD_CASE.match(p)) or p == "*", "number"),
     "max_latency_us": ("latency", lambda p: bool(LATENCY_CASE.match(p)) or p == "*", "number"),
     "max_sync_us": ("sync", lambda p: p in ("device", "*"), "number"),
+    "min_busbw_GBps": ("collectives", lambda p: p in COLLECTIVES, "steps"),
+}
+# What a floor by size ("steps") is compared with, per family, in GB/s: a
+# transfer's bandwidth, a collective's bus bandwidth (nccl-tests' busbw,
+# the tdc_bench_collectives counter), each the median of the repetitions.
+# (what the violation line calls it, how it is read)
+STEP_MEASURES = {
+    "transfer": ("", lambda r: r.bytes_per_second / 1e9 if r.bytes_per_second else None),
+    "collectives": (" busbw", lambda r: r.counters.get("busbw_GBps")),
 }
 FAMILY_KEY = {family: key for key, (family, _, _) in KEYS.items()}
 # Device types LibTorch knows (c10/core/DeviceType.h) plus the loopback
@@ -130,7 +140,8 @@ def step_value(steps, size):
 
 def describe(r):
     size = f" {bench_results.human_bytes(r.size)}" if r.size else ""
-    return f"{r.where()}: {r.family} {r.pattern}{size}"
+    world = f" w{r.world}" if r.world else ""
+    return f"{r.where()}: {r.family} {r.pattern}{world}{size}"
 
 
 def judge(thresholds, r):
@@ -146,16 +157,17 @@ def judge(thresholds, r):
     if entry is None:
         return dict(row, verdict="no entry")
     limits = entry.get(FAMILY_KEY.get(r.family, ""), {})
-    if r.family == "transfer":
+    if r.family in STEP_MEASURES:
+        what, measure = STEP_MEASURES[r.family]
         steps = limits.get(r.pattern)
         required = step_value(steps, r.size) if steps and r.size else None
-        measured = r.bytes_per_second / 1e9 if r.bytes_per_second else None
+        measured = measure(r)
         row.update(unit="GB/s", measured=measured, limit=required)
         if required is None or measured is None:
             return dict(row, verdict="not checked")
         if measured < required:
-            return dict(row, verdict="violated", line=f"{describe(r)}: {measured:.3f} GB/s < required "
-                                                      f"{required:g} GB/s (thresholds '{key}')")
+            return dict(row, verdict="violated", line=f"{describe(r)}: {measured:.3f} GB/s{what} < required "
+                                                      f"{required:g} GB/s{what} (thresholds '{key}')")
         return dict(row, verdict="passed")
     required = limits.get(r.pattern, limits.get("*"))
     measured = r.seconds * 1e6 if r.seconds is not None else None
