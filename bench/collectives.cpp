@@ -7,6 +7,7 @@
 // ranks on cpu and every device of an accelerator type, one process per rank
 // (collective_world.h). Every size is verified once, on every rank, before
 // it is timed.
+#include "candidates.h"
 #include "collective_world.h"
 #include "device_errors.h"
 #include "program.h"
@@ -59,25 +60,9 @@ std::vector<std::shared_ptr<World>>& worlds() {
 
 // The c10d backends tried for `type`, in order: --c10d-backend-lib, then
 // TDC_C10D_BACKEND_LIBS, then TDC's own for the type, as the collectives
-// suite orders them (suites/collectives/world_results.cpp, c10d_candidates).
+// suite orders them (suites/collectives/candidates.h: one list for both).
 std::string candidates_for(c10::DeviceType type) {
-  std::vector<std::string> list = c10d_backend_flags();
-  std::stringstream vendor(std::getenv("TDC_C10D_BACKEND_LIBS") ? std::getenv("TDC_C10D_BACKEND_LIBS") : "");
-  for (std::string item; std::getline(vendor, item, ':');) {
-    if (!item.empty()) list.push_back(item);
-  }
-  if (type == c10::DeviceType::CPU) list.push_back("gloo");
-  if (type == c10::DeviceType::CUDA) list.push_back("nccl");
-  if (type == c10::DeviceType::PrivateUse1) {
-    for (const auto& library : run_config().backend_libraries) {
-      const auto path = std::filesystem::path(library);
-      const auto c10d = path.parent_path() / "libtdc_c10d_loopback.so";
-      if (path.filename() == "libtdc_loopback.so" && std::filesystem::exists(c10d)) list.push_back(c10d.string());
-    }
-  }
-  std::string joined;
-  for (const auto& item : list) joined += (joined.empty() ? "" : ":") + item;
-  return joined;
+  return tdc::collectives::c10d_candidates(type, c10d_backend_flags(), run_config().backend_libraries);
 }
 
 // What one size of a series keeps across Google Benchmark's calls (each

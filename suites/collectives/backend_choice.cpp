@@ -23,6 +23,11 @@ OpenedBackend open_backend(const std::string& candidates, c10::Device device,
   std::string candidate;
   while (std::getline(list, candidate, ':')) {
     if (candidate.empty()) continue;
+    if (candidate == "nccl") {
+      refusals += "; nccl: the rank program has no ProcessGroupNCCL yet (issue 31), a plugin in TDC_C10D_BACKEND_LIBS "
+                  "can serve cuda";
+      continue;
+    }
     if (candidate == "gloo") {
       if (device.is_cpu()) return open_gloo(store, rank, world, timeout);
       refusals += "; gloo: TDC runs gloo on cpu tensors only";

@@ -1,5 +1,6 @@
 #include "world_results.h"
 
+#include "candidates.h"
 #include "world.h"
 
 #include "tdc/discovery.h"
@@ -25,6 +26,16 @@ std::string failed_in(const std::string& output, int p) {
   if (at == std::string::npos) return "";
   const auto from = at + marker.size();
   return output.substr(from, output.find(':', from) - from);
+}
+
+// TDC_BACKEND_LIBS, the device backends this run loaded (the ranks load them too).
+std::vector<std::string> device_backend_libraries() {
+  std::vector<std::string> libraries;
+  std::stringstream list(std::getenv("TDC_BACKEND_LIBS") ? std::getenv("TDC_BACKEND_LIBS") : "");
+  for (std::string library; std::getline(list, library, ':');) {
+    if (!library.empty()) libraries.push_back(library);
+  }
+  return libraries;
 }
 
 // The folder of this program: the rank program is installed beside it.
@@ -91,24 +102,6 @@ WorldResults judge(const std::vector<RankOutcome>& ranks) {
 
 }  // namespace
 
-std::string c10d_candidates(c10::DeviceType type) {
-  std::string candidates;
-  if (const char* vendor = std::getenv("TDC_C10D_BACKEND_LIBS")) candidates = vendor;
-  auto add = [&](const std::string& c) { candidates += (candidates.empty() ? "" : ":") + c; };
-  if (type == c10::DeviceType::CPU) add("gloo");
-  if (type == c10::DeviceType::CUDA) add("nccl");
-  if (type == c10::DeviceType::PrivateUse1) {
-    // TDC's loopback: its c10d library is installed beside it (lib/, lib/tdc/).
-    std::stringstream libraries(std::getenv("TDC_BACKEND_LIBS") ? std::getenv("TDC_BACKEND_LIBS") : "");
-    std::string library;
-    while (std::getline(libraries, library, ':')) {
-      const auto path = std::filesystem::path(library);
-      const auto c10d = path.parent_path() / "libtdc_c10d_loopback.so";
-      if (path.filename() == "libtdc_loopback.so" && std::filesystem::exists(c10d)) add(c10d.string());
-    }
-  }
-  return candidates;
-}
 
 const WorldResults& world_results(const c10::Device& device, bool smoke) {
   static std::map<std::pair<int, bool>, WorldResults> cache;
@@ -123,7 +116,8 @@ const WorldResults& world_results(const c10::Device& device, bool smoke) {
   } else {
     std::string error;
     const auto ranks = run_world(own_folder() + "/tdc_collective_rank", static_cast<int>(device.type()),
-                                 c10d_candidates(device.type()), world, smoke, &error);
+                                 c10d_candidates(device.type(), {}, device_backend_libraries()), world, smoke,
+                                 &error);
     if (!error.empty()) {
       w.world = world;
       w.problems.push_back(error);

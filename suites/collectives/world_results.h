@@ -28,13 +28,8 @@ struct WorldResults {
 };
 
 // The world of `device`'s type, run on first use: its size (2 on cpu, else
-// every index of the type), the c10d backend candidates (c10d_candidates)
-// and `smoke` (level 1's one allreduce) decide it.
+// every index of the type), the c10d backend candidates (candidates.h) and
+// `smoke` (the smoke check's one allreduce) decide it.
 const WorldResults& world_results(const c10::Device& device, bool smoke);
-
-// TDC_C10D_BACKEND_LIBS, then TDC's own backend for the type: gloo (cpu),
-// the loopback's c10d library beside a loaded libtdc_loopback.so
-// (PrivateUse1), "nccl" (cuda: a refusal naming what is missing).
-std::string c10d_candidates(c10::DeviceType type);
 
 }  // namespace tdc::collectives
