@@ -1,5 +1,5 @@
-"""run-benchmarks: the benchmark step of CI: runs tdc_bench_transfer, tdc_bench_forward and
-tdc_bench_collectives (on this host's devices, and again with the loopback backend loaded when
+"""run-benchmarks: the benchmark step of CI: runs tdc_bench_transfer and tdc_bench_forward
+(on this host's devices, and again with the loopback backend loaded when
 BUILD/lib has it), measures the cold start, checks bench/thresholds.json and
 plots the bandwidth. Everything lands in --out; a short summary is printed.
 
@@ -48,7 +48,7 @@ def run(argv):
 
     bin_dir = os.path.join(args.build_dir, "bin")
     programs = {p: os.path.join(bin_dir, p) for p in
-                ("tdc_bench_transfer", "tdc_bench_forward", "tdc_bench_collectives", "tdc_cold_start")}
+                ("tdc_bench_transfer", "tdc_bench_forward", "tdc_cold_start")}
     missing = [p for p in programs.values() if not os.access(p, os.X_OK)]
     if missing:
         print(f"run_all: not built: {', '.join(missing)}", file=sys.stderr)
@@ -85,7 +85,7 @@ def run(argv):
             else:
                 run_env[name] = value
         skip_cpu = ["--benchmark_filter=-/cpu/"] if tag != "host" else []
-        for program in ("tdc_bench_transfer", "tdc_bench_forward", "tdc_bench_collectives"):
+        for program in ("tdc_bench_transfer", "tdc_bench_forward"):
             out = os.path.join(args.out, f"{program.replace('tdc_bench_', '')}_{tag}.json")
             cmd = [programs[program], *quick, *extra, *skip_cpu,
                    f"--benchmark_out={out}", "--benchmark_out_format=json"]
