@@ -164,6 +164,8 @@ tdc_after_run() {
   if [ "$bench" != off ]; then
     tdc_log "benchmarks ($bench)"
     [ "$bench" = quick ] && quick=(--quick)
+    # Level 3 adds the collectives' bandwidth sweep (tdc_bench_collectives).
+    [ "$level" = 3 ] && quick+=(--with-collectives)
     # Kept in results/bench.log; unless quiet, also shown as it runs, through
     # a pipe, never by reopening /dev/stdout: that truncates the regular file
     # `ci/conformance > run.log 2>&1` (Slurm, cron, nohup) writes, and the

@@ -1,7 +1,9 @@
 """run-benchmarks: the benchmark step of CI: runs tdc_bench_transfer and tdc_bench_forward
 (on this host's devices, and again with the loopback backend loaded when
-BUILD/lib has it), measures the cold start, checks bench/thresholds.json and
-plots the bandwidth. Everything lands in --out; a short summary is printed.
+BUILD/lib has it), with --with-collectives tdc_bench_collectives too (level 3's
+bandwidth sweep: a world of rank processes per device type, so not at every
+level), measures the cold start, checks bench/thresholds.json and plots the
+bandwidth. Everything lands in --out; a short summary is printed.
 
 Exit status: 0 when all ran and passed; 1 on a verification failure, a
 threshold violation or a program that failed; 2 on bad arguments.
@@ -32,6 +34,8 @@ def run(argv):
     parser.add_argument("--quick", action="store_true", help="reduced sizes and cases (CI)")
     parser.add_argument("--with-loopback", action="store_true",
                         help="also run with BUILD/lib/libtdc_loopback.so loaded, if built")
+    parser.add_argument("--with-collectives", action="store_true",
+                        help="also run tdc_bench_collectives (level 3 does)")
     parser.add_argument("--thresholds", default=os.path.join(ROOT, "bench", "thresholds.json"),
                         help="per-device thresholds (default bench/thresholds.json)")
     parser.add_argument("--plot-python", default=sys.executable,
@@ -47,8 +51,8 @@ def run(argv):
     args = parser.parse_args(argv)
 
     bin_dir = os.path.join(args.build_dir, "bin")
-    programs = {p: os.path.join(bin_dir, p) for p in
-                ("tdc_bench_transfer", "tdc_bench_forward", "tdc_cold_start")}
+    measured = ["tdc_bench_transfer", "tdc_bench_forward"] + (["tdc_bench_collectives"] if args.with_collectives else [])
+    programs = {p: os.path.join(bin_dir, p) for p in measured + ["tdc_cold_start"]}
     missing = [p for p in programs.values() if not os.access(p, os.X_OK)]
     if missing:
         print(f"run_all: not built: {', '.join(missing)}", file=sys.stderr)
@@ -85,7 +89,7 @@ def run(argv):
             else:
                 run_env[name] = value
         skip_cpu = ["--benchmark_filter=-/cpu/"] if tag != "host" else []
-        for program in ("tdc_bench_transfer", "tdc_bench_forward"):
+        for program in measured:
             out = os.path.join(args.out, f"{program.replace('tdc_bench_', '')}_{tag}.json")
             cmd = [programs[program], *quick, *extra, *skip_cpu,
                    f"--benchmark_out={out}", "--benchmark_out_format=json"]
