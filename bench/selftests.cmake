@@ -63,17 +63,18 @@ if(TARGET tdc_loopback)
   set_tests_properties(selftest.bench.latency_waits_for_its_stream.without_device_sync PROPERTIES WILL_FAIL TRUE)
 
   # tdc_bench_collectives through the loopback's c10d library, quick,
-  # allreduce only: on the loopback's devices it runs and reports busbw; the
-  # same run with rank 1's contribution dropped (allreduce-drop-rank) fails
+  # allreduce only: on the loopback's devices (TDC_PRIVATEUSE1_NAME, which is
+  # privateuseone on 1.13) it runs and reports busbw; the same run with rank
+  # 1's contribution dropped (allreduce-drop-rank) fails
   # verification; the library serves cpu when named as a plugin (the label
   # names it); a library that is no c10d plugin fails cpu's world, named.
   add_dependencies(tdc_bench_collectives tdc_c10d_loopback)
   set(collectives_check "${Python3_EXECUTABLE}" "${bench_selftests}/check_run.py")
   set(allreduce_only "--benchmark_filter=^collectives/allreduce/")
-  set(on_loopback $<TARGET_FILE:tdc_bench_collectives> --backend-lib=$<TARGET_FILE:tdc_loopback> --devices=loopback
+  set(on_loopback $<TARGET_FILE:tdc_bench_collectives> --backend-lib=$<TARGET_FILE:tdc_loopback> --devices=${TDC_PRIVATEUSE1_NAME}
     "${allreduce_only}")
   tdc_add_selftest(NAME bench.collectives_run_on_the_loopback
-    COMMAND ${collectives_check} --exit 0 --stdout-has "collectives/allreduce/loopback/w2/4194304/manual_time"
+    COMMAND ${collectives_check} --exit 0 --stdout-has "collectives/allreduce/${TDC_PRIVATEUSE1_NAME}/w2/4194304/manual_time"
       --stdout-has busbw_GBps --env TDC_BENCH_QUICK=1 -- ${on_loopback}
     ENVIRONMENT ${bench_env} TDC_C10D_BACKEND_LIBS= LABELS bench TIMEOUT 300)
   tdc_add_selftest(NAME bench.collectives_verification_catches_a_dropped_rank

@@ -25,6 +25,10 @@ from tdc import ROOT, junit
 
 README_SECTION = "## Qualifying your own backend"
 VENDOR_LIBRARY = "/opt/vendor/libmybackend.so"
+# The vendor's c10d plugin: for altdev (the loopback's sources under another
+# name) the loopback's own c10d library, which serves the PrivateUse1 type of
+# a loaded loopback, whatever it is called.
+VENDOR_C10D_LIBRARY = "/opt/vendor/libmybackend_c10d.so"
 VENDOR_NAME = "mybackend"
 VENDOR_BUILD = "build/conformance-python"
 
@@ -58,6 +62,7 @@ def run_recipe(commands, build_dir, library, name, workdir):
     for command in commands:
         if command in build_lines:
             continue
+        command = command.replace(VENDOR_C10D_LIBRARY, os.path.join(build_dir, "lib", "libtdc_c10d_loopback.so"))
         command = command.replace(VENDOR_LIBRARY, library).replace(VENDOR_BUILD, build_dir)
         if command.startswith(("ci/", "bin/")):  # the tree's own tools, from wherever it is run
             command = os.path.join(ROOT, command)
@@ -113,8 +118,11 @@ def main():
             # A skip on the vendor's device is honest only where the same
             # check skipped on the loopback twin too: then it is the build
             # (a dtype this LibTorch has no kernel for), not the backend.
+            # The twin of altdev_1's check is loopback:...loopback_1's.
+            def twin_of(n):
+                return "loopback:" + re.sub(rf"/{args.backend_name}_([01])", r"/loopback_\1", n)
             not_passed = {n: v for n, v in on_vendor.items()
-                          if v != "passed" and not (v == "skipped" and twins.get("loopback:" + n) == "skipped")}
+                          if v != "passed" and not (v == "skipped" and twins.get(twin_of(n)) == "skipped")}
             if len(on_vendor) < 10 or not_passed:
                 problems.append(f"checks on {args.backend_name}_0/_1 did not all run and pass "
                                 f"({len(on_vendor)} ran): {not_passed}")
