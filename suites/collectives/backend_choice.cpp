@@ -24,8 +24,8 @@ OpenedBackend open_backend(const std::string& candidates, c10::Device device,
   while (std::getline(list, candidate, ':')) {
     if (candidate.empty()) continue;
     if (candidate == "nccl") {
-      refusals += "; nccl: the rank program has no ProcessGroupNCCL yet (issue 31), a plugin in TDC_C10D_BACKEND_LIBS "
-                  "can serve cuda";
+      if (device.is_cuda()) return open_nccl(store, rank, world, timeout);
+      refusals += "; nccl: NCCL runs on cuda tensors only";
       continue;
     }
     if (candidate == "gloo") {

@@ -1,7 +1,7 @@
 #pragma once
 // Where a rank's c10d backend comes from: "gloo" (c10d's ProcessGroupGloo,
 // built into LibTorch, cpu only; backend_gloo.cpp, or backend_gloo_absent.cpp
-// where gloo's headers were not found) or the path of a c10d plugin
+// where gloo's headers were not found), "nccl" (ProcessGroupNCCL, cuda only) or the path of a c10d plugin
 // (tdc/c10d_plugin.h; backend_plugin.cpp), with what it declares
 // (backend_choice.cpp tries them in order).
 #include "rank.h"
@@ -19,6 +19,10 @@ struct OpenedBackend {
 
 // Each throws std::runtime_error with one line when the backend cannot be made.
 OpenedBackend open_gloo(const c10::intrusive_ptr<::c10d::Store>& store, int rank, int world,
+                        std::chrono::milliseconds timeout);
+// NCCL (cuda tensors; backend_nccl.cpp, or backend_nccl_absent.cpp where
+// this LibTorch has no CUDA or nccl.h was not found).
+OpenedBackend open_nccl(const c10::intrusive_ptr<::c10d::Store>& store, int rank, int world,
                         std::chrono::milliseconds timeout);
 OpenedBackend open_plugin(const std::string& path, c10::Device device, const c10::intrusive_ptr<::c10d::Store>& store,
                           int rank, int world, std::chrono::milliseconds timeout);

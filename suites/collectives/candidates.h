@@ -3,8 +3,8 @@
 // (backend_choice.cpp takes the first that accepts): the plugins named first
 // (a program's own flag, then TDC_C10D_BACKEND_LIBS), then TDC's own for the
 // type: gloo (cpu), the loopback's c10d library beside a loaded
-// libtdc_loopback.so (PrivateUse1), "nccl" (cuda: refused, naming what is
-// missing). The suite (world_results.cpp) and tdc_bench_collectives both
+// libtdc_loopback.so (PrivateUse1), "nccl" (cuda: ProcessGroupNCCL where
+// the build has it, else a skip naming what is missing). The suite (world_results.cpp) and tdc_bench_collectives both
 // ask here, so they agree. ':'-separated, the rank program's argument.
 #include <c10/core/DeviceType.h>
 

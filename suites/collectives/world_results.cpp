@@ -109,10 +109,13 @@ const WorldResults& world_results(const c10::Device& device, bool smoke) {
   auto found = cache.find(key);
   if (found != cache.end()) return found->second;
   WorldResults w;
+  // cpu: two ranks on the one cpu. An accelerator: one rank per device (NCCL
+  // refuses two ranks on one GPU), so a host with one device runs a world of
+  // one, which checks the backend's own path and every element but not the
+  // exchange between ranks (CollectivesTest says so in the results).
   const int world = device.is_cpu() ? 2 : host_devices().count(device.type());
-  if (world < 2) {
-    w.skip = "a collective needs two ranks, one per device, and this host has " + std::to_string(world) + " " +
-             c10::DeviceTypeName(device.type(), true) + " device";
+  if (world < 1) {
+    w.skip = "this host has no " + std::string(c10::DeviceTypeName(device.type(), true)) + " device";
   } else {
     std::string error;
     const auto ranks = run_world(own_folder() + "/tdc_collective_rank", static_cast<int>(device.type()),

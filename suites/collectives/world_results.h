@@ -28,7 +28,7 @@ struct WorldResults {
 };
 
 // The world of `device`'s type, run on first use: its size (2 on cpu, else
-// every index of the type), the c10d backend candidates (candidates.h) and
+// every index of the type, one on a host with one device), the c10d backend candidates (candidates.h) and
 // `smoke` (the smoke check's one allreduce) decide it.
 const WorldResults& world_results(const c10::Device& device, bool smoke);
 

@@ -1,0 +1,23 @@
+// c10d's NCCL backend for cuda tensors, from LibTorch's CUDA build. Its
+// header is empty unless USE_C10D_NCCL is defined: the pip CUDA builds'
+// torch_cuda target defines it, and nccl.h comes from the nvidia-nccl
+// wheel beside torch or the CUDA toolkit (CMakeLists.txt finds it).
+// NCCL declares every collective and dtype the rank runs, so nothing is
+// undeclared here: a failure is the backend's.
+#include "backends.h"
+
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+
+namespace tdc::collectives {
+
+OpenedBackend open_nccl(const c10::intrusive_ptr<::c10d::Store>& store, int rank, int world,
+                        std::chrono::milliseconds timeout) {
+  auto opts = ::c10d::ProcessGroupNCCL::Options::create();
+  opts->timeout = timeout;
+  OpenedBackend opened;
+  opened.backend = c10::make_intrusive<::c10d::ProcessGroupNCCL>(store, rank, world, opts);
+  opened.undeclared = [](const std::string&, at::ScalarType) -> std::optional<std::string> { return std::nullopt; };
+  return opened;
+}
+
+}  // namespace tdc::collectives
