@@ -8,8 +8,8 @@ namespace tdc::collectives {
 
 OpenedBackend open_nccl(const c10::intrusive_ptr<::c10d::Store>&, int, int, std::chrono::milliseconds) {
   throw std::runtime_error(
-      "SKIP: c10d NCCL not built: this LibTorch has no CUDA, or nccl.h was not found at configure time "
-      "(pip's nvidia-nccl wheel or the CUDA toolkit; docs/backends.md, Collectives)");
+      "SKIP: c10d NCCL not built: this LibTorch has no CUDA, or nccl.h or cusparse.h was not found at configure "
+      "time (pip's nvidia-nccl and nvidia-cu* wheels, or the CUDA toolkit; docs/backends.md, Collectives)");
 }
 
 }  // namespace tdc::collectives
