@@ -5,7 +5,15 @@ include_guard(GLOBAL)
 # anything set on the command line wins. Harmless for CPU builds.
 
 if(NOT DEFINED CUDA_TOOLKIT_ROOT_DIR)
-  foreach(candidate "$ENV{CUDA_HOME}" "$ENV{CUDA_PATH}" /usr/local/cuda)
+  # nvcc on PATH names its toolkit (bin/..) once symlinks are resolved.
+  find_program(_tdc_nvcc nvcc)
+  set(_tdc_nvcc_root "")
+  if(_tdc_nvcc)
+    get_filename_component(_tdc_nvcc_root "${_tdc_nvcc}" REALPATH)
+    get_filename_component(_tdc_nvcc_root "${_tdc_nvcc_root}" DIRECTORY)
+    get_filename_component(_tdc_nvcc_root "${_tdc_nvcc_root}" DIRECTORY)
+  endif()
+  foreach(candidate "$ENV{CUDA_HOME}" "$ENV{CUDA_PATH}" /usr/local/cuda "${_tdc_nvcc_root}")
     if(candidate AND EXISTS "${candidate}/include/cuda_runtime.h")
       set(CUDA_TOOLKIT_ROOT_DIR "${candidate}" CACHE PATH "CUDA toolkit for LibTorch's CUDA build")
       break()
