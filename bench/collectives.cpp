@@ -11,6 +11,7 @@
 #include "collective_world.h"
 #include "device_errors.h"
 #include "program.h"
+#include "tdc/compat/remove_tree.h"
 #include "tdc/config_error.h"
 #include "tdc/devices_under_test.h"
 #include "tdc/discovery.h"
@@ -219,7 +220,6 @@ int main(int argc, char** argv) {
   program.flags = {c10d_backend_flag()};
   program.finish = finish_worlds;
   const int status = tdc::bench::run(program, argc, argv);
-  std::error_code ignored;
-  std::filesystem::remove_all(folder, ignored);
+  tdc::compat::remove_tree(folder);
   return status;
 }

@@ -128,3 +128,31 @@ def test_every_check_file_is_named_after_its_suite():
     problems += [f"suite {s} is split over {', '.join(p)}" for s, p in suites_seen.items() if len(p) > 1]
     assert suites_seen, "no suite files found: the rule checked nothing"
     assert not problems, "\n".join(problems)
+
+
+# Pip's LibTorch 2.11.0 exports a std::filesystem::remove_all that crashes
+# (tdc/compat/remove_tree.h): C++ in the tree removes folders through that header.
+REMOVE_ALL = re.compile(r"\bremove_all\s*\(")
+
+
+def remove_all_calls(path, text):
+    return [f"{path}: calls remove_all; use tdc::compat::remove_tree (tdc/compat/remove_tree.h)"
+            for _ in REMOVE_ALL.findall(text)]
+
+
+def test_remove_all_rule_catches_a_call():
+    """The negative: the call that crashed on LibTorch 2.11.0 fails the rule."""
+    assert remove_all_calls("suites/collectives/world.cpp", "  std::filesystem::remove_all(dir);")
+    assert remove_all_calls("bench/x.cpp", "fs::remove_all (dir, ec);")
+    assert not remove_all_calls("suites/collectives/world.cpp", "  compat::remove_tree(dir.string());")
+
+
+def test_no_cpp_source_calls_filesystem_remove_all():
+    problems, files = [], 0
+    for _, _, _, path in tracked("*.cpp", "*.h", "*.hpp"):
+        if path == "fixtures/include/tdc/compat/remove_tree.h":
+            continue
+        files += 1
+        problems += remove_all_calls(path, open(os.path.join(ROOT, path), encoding="utf-8").read())
+    assert files, "no C++ sources found: the rule checked nothing"
+    assert not problems, "\n".join(problems)

@@ -1,5 +1,7 @@
 #include "world.h"
 
+#include "tdc/compat/remove_tree.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -74,7 +76,7 @@ std::vector<RankOutcome> run_world(const std::string& rank_program, int type, co
         kill(pids[k], SIGKILL);
         waitpid(pids[k], nullptr, 0);
       }
-      std::filesystem::remove_all(dir);
+      compat::remove_tree(dir.string());
       *error = "cannot start rank " + std::to_string(r) + " (" + argv[0] + "): " + std::strerror(rc) +
                " (the host, not the backend)";
       return {};
@@ -107,7 +109,7 @@ std::vector<RankOutcome> run_world(const std::string& rank_program, int type, co
     if (running > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   for (int r = 0; r < world; ++r) ranks[r].output = slurp(dir / ("rank" + std::to_string(r) + ".out"));
-  std::filesystem::remove_all(dir);
+  compat::remove_tree(dir.string());
   return ranks;
 }
 
