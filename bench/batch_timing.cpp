@@ -39,8 +39,8 @@ double timer_overhead_seconds(compat::IntervalTimer& timer) {
 
 }  // namespace
 
-std::unique_ptr<compat::IntervalTimer> make_batch_timer(const std::vector<c10::Device>& devices) {
-  if (devices.size() == 1) {
+std::unique_ptr<compat::IntervalTimer> make_batch_timer(const std::vector<c10::Device>& devices, HostWaits waits) {
+  if (devices.size() == 1 && waits == HostWaits::kNever) {
     if (auto held = make_held_stream_timer(devices.front())) return held;
   }
   return compat::make_interval_timer(devices);

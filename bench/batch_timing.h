@@ -17,11 +17,19 @@
 
 namespace tdc::bench {
 
-// The timer for batches of work on `devices`. On CUDA (built with nvcc) the
-// stream is held by a spin kernel while the batch is enqueued and the batch
-// is timed between CUDA events, as nvbandwidth does; elsewhere the
+// Whether a call of the batch makes the host wait for the device: a copy from
+// or to pageable host memory does (LibTorch synchronises the stream after
+// it), a d2d copy, a non_blocking copy through pinned memory or a forward
+// pass does not.
+enum class HostWaits { kNever, kMay };
+
+// The timer for batches of work on `devices`. On CUDA (built with nvcc), for
+// work the host never waits on, the stream is held by a spin kernel while the
+// batch is enqueued and the batch is timed between CUDA events, as
+// nvbandwidth does (work the host waits on would wait for the hold: the host
+// would stall until the hold kernel's timeout, every batch); elsewhere the
 // compatibility layer's timer (device events, or synchronise + host clock).
-std::unique_ptr<compat::IntervalTimer> make_batch_timer(const std::vector<c10::Device>& devices);
+std::unique_ptr<compat::IntervalTimer> make_batch_timer(const std::vector<c10::Device>& devices, HostWaits waits);
 
 // The number of calls per timed sample: enough that the timer's own cost and
 // resolution, measured here on empty intervals, are under 1% of a sample.

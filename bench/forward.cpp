@@ -63,7 +63,7 @@ void run_forward(benchmark::State& state, const ForwardCase& c, c10::Device devi
   const auto forward = [&] { benchmark::DoNotOptimize(model->forward(input)); };
 
   if (timing == Timing::kPerCall) return time_each_call(state, {device}, forward);
-  const auto timer = make_batch_timer({device});
+  const auto timer = make_batch_timer({device}, HostWaits::kNever);
   if (batch == 0) batch = calibrate_batch(*timer, forward);
   time_batches(state, *timer, batch, forward);
   state.counters["FLOP/s"] = benchmark::Counter(2.0 * c.in * c.out * c.batch,

@@ -45,6 +45,9 @@ struct Transfer {
                                                          : device.str();
   }
   std::string name() const { return pattern + "/" + where(); }
+  // A blocking copy between pageable host memory and a device waits for the
+  // device's stream (batch_timing.h, HostWaits).
+  HostWaits waits() const { return !pinned_host && from.is_cpu() != to.is_cpu() ? HostWaits::kMay : HostWaits::kNever; }
   // The devices whose queues the copy runs on, for the timer.
   std::vector<c10::Device> devices() const {
     std::vector<c10::Device> list;
@@ -120,9 +123,9 @@ Buffers& buffers_for(const SeriesState& series, std::int64_t bytes, const Make& 
 // The one timed loop of every bandwidth series, so that memcpy and LibTorch's
 // copies are measured the same way: batches of copies, one interval each.
 template <typename Copy>
-void time_copies(benchmark::State& state, const std::vector<c10::Device>& devices, const Copy& copy,
-                 std::int64_t bytes, SizeState& size_state) {
-  const auto timer = make_batch_timer(devices);
+void time_copies(benchmark::State& state, const std::vector<c10::Device>& devices, HostWaits waits,
+                 const Copy& copy, std::int64_t bytes, SizeState& size_state) {
+  const auto timer = make_batch_timer(devices, waits);
   if (size_state.batch == 0) size_state.batch = calibrate_batch(*timer, copy);
   time_batches(state, *timer, size_state.batch, copy);
   state.SetBytesProcessed(state.iterations() * bytes);
@@ -161,7 +164,7 @@ void run_transfer(benchmark::State& state, const Transfer& t, SeriesState& serie
   if (problem) return fail_verification(state, *problem);
 
   if (timing == Timing::kPerCall) return time_each_call(state, t.devices(), copy);
-  time_copies(state, t.devices(), copy, bytes, series.sizes[bytes]);
+  time_copies(state, t.devices(), t.waits(), copy, bytes, series.sizes[bytes]);
 }
 
 // The physical reference: std::memcpy between two host buffers already
@@ -185,7 +188,7 @@ void run_memcpy(benchmark::State& state, SeriesState& series) {
   });
   if (problem) return fail_verification(state, *problem);
 
-  time_copies(state, {kHost}, copy, bytes, series.sizes[bytes]);
+  time_copies(state, {kHost}, HostWaits::kNever, copy, bytes, series.sizes[bytes]);
 }
 
 void add_series(const std::string& name, const std::string& device,
