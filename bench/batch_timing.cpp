@@ -48,17 +48,17 @@ std::unique_ptr<compat::IntervalTimer> make_batch_timer(const std::vector<c10::D
 
 std::int64_t calibrate_batch(compat::IntervalTimer& timer, const std::function<void()>& call) {
   const double target = std::max(timer_overhead_seconds(timer) / kTimerShare, kMinSampleSeconds);
+  const std::int64_t most = timer.max_batch() > 0 ? std::min(timer.max_batch(), kMaxBatch) : kMaxBatch;
   std::int64_t batch = 1;
   for (;;) {
     timer.start();
     for (std::int64_t i = 0; i < batch; ++i) call();
     const double elapsed = timer.stop();
-    if (elapsed >= target || batch >= kMaxBatch) return batch;
+    if (elapsed >= target || batch >= most) return batch;
     // Aim a quarter past the target so that a slightly faster sample still
     // clears it; grow at least twofold so calibration ends quickly.
     const double wanted = elapsed > 0 ? std::ceil(1.25 * target * batch / elapsed) : 8.0 * batch;
-    batch = std::clamp(static_cast<std::int64_t>(std::min(wanted, double(kMaxBatch))), 2 * batch,
-                       kMaxBatch);
+    batch = std::min(std::max(static_cast<std::int64_t>(std::min(wanted, double(most))), 2 * batch), most);
   }
 }
 

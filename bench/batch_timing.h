@@ -32,7 +32,8 @@ enum class HostWaits { kNever, kMay };
 std::unique_ptr<compat::IntervalTimer> make_batch_timer(const std::vector<c10::Device>& devices, HostWaits waits);
 
 // The number of calls per timed sample: enough that the timer's own cost and
-// resolution, measured here on empty intervals, are under 1% of a sample.
+// resolution, measured here on empty intervals, are under 1% of a sample, and
+// no more than the timer takes (IntervalTimer::max_batch).
 std::int64_t calibrate_batch(compat::IntervalTimer& timer, const std::function<void()>& call);
 
 // The benchmark loop: one interval per batch of `batch` calls.

@@ -18,6 +18,14 @@ namespace {
 
 // Far beyond the enqueue time of any batch calibrate_batch() picks.
 constexpr unsigned long long kHoldTimeoutNs = 10'000'000'000ull;
+// Behind the hold, CUDA queues about a thousand launches and copies on a
+// stream; the next one blocks the host until the queue drains, which the hold
+// prevents until its timeout. On the H200 host (docs/gpu-hosts.md) batches of
+// 804 forward calls ran, and the d2d copy batches calibration asked for (a
+// few thousand 4 KiB copies) stalled every batch for the 10 s timeout. A
+// quarter of the queue leaves room for calls that enqueue several operations;
+// the interval is timed by events, so a batch this long still resolves.
+constexpr std::int64_t kMaxHeldCalls = 256;
 
 void check(cudaError_t status, const char* what) {
   TORCH_CHECK(status == cudaSuccess, "held-stream timer: ", what, ": ", cudaGetErrorString(status));
@@ -59,7 +67,8 @@ class HeldStreamTimer final : public compat::IntervalTimer {
     release_word() = 1;
     check(cudaEventSynchronize(end_), "cudaEventSynchronize");
     TORCH_CHECK(timed_out_word() == 0,
-                "held-stream timer: the hold kernel timed out before the batch was enqueued");
+                "held-stream timer: the hold kernel timed out before the batch was enqueued (did a call "
+                "wait for the device, or fill the stream's launch queue?)");
     float ms = 0;
     check(cudaEventElapsedTime(&ms, begin_, end_), "cudaEventElapsedTime");
     return ms / 1e3;
@@ -67,6 +76,7 @@ class HeldStreamTimer final : public compat::IntervalTimer {
   std::string method() const override {
     return "cuda events, stream held by a spin kernel while the batch is enqueued";
   }
+  std::int64_t max_batch() const override { return kMaxHeldCalls; }
 
  private:
   volatile int& release_word() { return static_cast<volatile int*>(words_)[0]; }

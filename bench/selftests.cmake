@@ -141,3 +141,8 @@ if(TARGET tdc_cuda_memcpy_anchor)
       --exit 1 --stdout-has "cudaSetDevice" -- $<TARGET_FILE:tdc_cuda_memcpy_anchor> --device=4096
       --sizes=4096)
 endif()
+
+# Batch calibration: its 1% rule, and the cap a held-stream timer sets.
+_tdc_bench_program(tdc_bench_units batch_calibration_test.cpp)
+target_link_libraries(tdc_bench_units PRIVATE tdc_bench_common GTest::gtest_main)
+tdc_add_selftest(NAME bench.batch_calibration COMMAND tdc_bench_units LABELS bench)
