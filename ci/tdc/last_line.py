@@ -10,8 +10,9 @@ went, where the report is, and whether its package would verify:
 (one line each). A run without TDC_EXPECT ends with the caveat's line just
 before it (tdc.expectation). Whether ci/verify would refuse the package is
 told from what the run recorded (its failed checks, context.json's dirty
-tree, level 3 without TDC_EXPECT or with a failed step): a run is never
-invited to make a package that will be refused.
+tree, level 3 without TDC_EXPECT or with a failed step, checks of the
+level's list without a result): a run is never invited to make a package
+that will be refused.
 
   python3 -m tdc last-line --results DIR --level N --status S [--failed-step TEXT ...] [--verdict FILE]
 --failed-step: a step after the level that failed (the benchmarks, the
@@ -22,7 +23,7 @@ import os
 import re
 import sys
 
-from tdc import cli, expectation, results, safeio, source
+from tdc import cli, expectation, levels, results, safeio, source
 from tdc.errors import InputError
 
 VERDICTS = {0: "PASSED", 1: "FAILED"}
@@ -58,11 +59,26 @@ def counts(summary):
     return f"{plural(len(passed), 'check')} passed on {devices_of(passed, True)}", failed
 
 
+def missing_words(tests, level):
+    """What the run lacks of its level's list (tdc.levels.without_result):
+    a run whose selection left a suite out is not the level, whatever passed."""
+    try:
+        mustpass = levels.read_mustpass(level)
+    except InputError as error:
+        return [f"level {level}'s list is unreadable ({error})"]
+    if mustpass is None:
+        return [f"no list of level {level}'s checks ({levels.mustpass_path(level)})"]
+    missing = levels.without_result(tests, mustpass)
+    return [f"{plural(len(missing), 'check')} of level {level} without a result "
+            f"(e.g. {missing[0]})"] if missing else []
+
+
 def refusals(summary, context, level, failed, failed_steps):
     """Why ci/verify would refuse this run's package ([] when it would not, as far as the run can tell)."""
     why = []
     if failed:
         why.append(plural(len(failed), "failed check"))
+    why += missing_words(summary.get("tests", []), level)
     git = context.get("git") if isinstance(context.get("git"), dict) else {}
     if git.get("dirty") is None:
         why.append("the tree's state is unknown (no git?)")

@@ -259,12 +259,8 @@ def check_results(stage, level, context, summary, problems):
     if mustpass is None:
         problems.append(f"this verifier has no {levels.mustpass_path(level)}")
         return []
-    by_check = {}
-    for test in tests:
-        by_check.setdefault(test["check"], []).append(test)
-    for check in mustpass:
-        if check not in by_check:
-            problems.append(f"missing check: {check} (level {level}) has no result")
+    for check in levels.without_result(tests, mustpass):
+        problems.append(f"missing check: {check} (level {level}) has no result")
     for test in tests:
         if test["status"] == results.FAILED:  # in the level's list or not: a failure is a failure
             problems.append(f"failed check: {test['name']}: {test['message'][:120]}")

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from tdc import last_line, results
+from tdc import last_line, levels, results
 
 
 def folder(tmp_path, tests, expect="cpu", dirty=False, report=False):
@@ -29,6 +29,14 @@ def unchecked(monkeypatch):
                         json.load(open(path)) if os.path.exists(path) else real(path, kind, what))
 
 
+@pytest.fixture(autouse=True)
+def level_lists(monkeypatch):
+    # Each level's list is what these summaries hold (A.x), unless a test says otherwise.
+    lists = {1: ["A.x"], 2: ["A.x"], 3: ["A.x"]}
+    monkeypatch.setattr(levels, "read_mustpass", lambda level, directory=None: lists.get(level))
+    return lists
+
+
 def test_a_passed_run(tmp_path):
     path = folder(tmp_path, [result("A.x/cpu", "passed"), result("A.x/loopback_0", "passed", "loopback:0")], report=True)
     assert last_line.compose(path, 2, 0) == [
@@ -38,7 +46,7 @@ def test_a_passed_run(tmp_path):
 
 def test_a_failed_run_names_its_devices_and_is_not_invited(tmp_path):
     tests = [result(f"A.x{i}/loopback_{i % 2}", "failed", f"loopback:{i % 2}") for i in range(34)]
-    line, = last_line.compose(folder(tmp_path, tests + [result("A.y/cpu", "passed")]), 2, 1)
+    line, = last_line.compose(folder(tmp_path, tests + [result("A.x/cpu", "passed")]), 2, 1)
     assert line.startswith("LEVEL 2 FAILED: 34 checks failed on loopback:0, loopback:1 (exit 1); ")
     assert line.endswith("no package: ci/verify would refuse it (34 failed checks)") and "ci/package" not in line
 
@@ -83,3 +91,17 @@ def test_a_verdict_worse_than_the_checks_says_why(tmp_path):
     assert line.startswith("LEVEL 1 FAILED: 1 check passed on cpu; unhealthy: 1 of its 2 checks have no result (exit 1)")
     verdict.write_text(json.dumps({"verdict": "healthy", "message": "fine"}))   # the negative
     assert "healthy" not in last_line.compose(path, 1, 0, (), str(verdict))[0]
+
+
+def test_a_run_without_a_suite_of_its_level_is_not_invited(tmp_path, level_lists):
+    # A level-2 run whose selection left the collectives out (-- -LE collectives):
+    # every check passed, and ci/verify would refuse it (missing check); the negative
+    # of test_a_passed_run.
+    level_lists[2] = ["A.x", "Allreduce.EveryOpMatchesHostReference", "Barrier.HoldsEarlyRanksUntilTheLastArrives"]
+    line, = last_line.compose(folder(tmp_path, [result("A.x/cpu", "passed")]), 2, 0)
+    assert line.startswith("LEVEL 2 PASSED: 1 check passed on cpu (exit 0); ") and "ci/package" not in line, line
+    assert line.endswith("no package: ci/verify would refuse it (2 checks of level 2 without a result "
+                         "(e.g. Allreduce.EveryOpMatchesHostReference))"), line
+    del level_lists[2]   # no list to hold the run to: refused too
+    line, = last_line.compose(folder(tmp_path, [result("A.x/cpu", "passed")]), 2, 0)
+    assert "would refuse it (no list of level 2's checks (" in line and "ci/package" not in line, line

@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from tdc import pipeline, source
+from tdc import levels, pipeline, source
 from tdc.errors import InputError
 
 
@@ -114,7 +114,7 @@ fi
 '''
 
 
-def stub_build(tmp_path, monkeypatch, fail=False, expect=None, dirty=False):
+def stub_build(tmp_path, monkeypatch, fail=False, expect=None, dirty=False, more_checks=()):
     """A stand-in ctest on PATH, a build folder as far as the pipeline asks,
     and the tree's git state as given (not this checkout's)."""
     stub = tmp_path / "bin"
@@ -132,6 +132,8 @@ def stub_build(tmp_path, monkeypatch, fail=False, expect=None, dirty=False):
         monkeypatch.delenv("TDC_EXPECT", raising=False)
     state = {"commit": "abc", "dirty": dirty, "dirty_files": ["?? notes.txt"] if dirty else []}
     monkeypatch.setattr(source, "state", lambda root=None: dict(state))
+    # The stub's one check is its level's whole list, unless a test adds to it.
+    monkeypatch.setattr(levels, "read_mustpass", lambda level, directory=None: ["Placement.X", *more_checks])
     build = tmp_path / "build"
     build.mkdir()
     (build / "CTestTestfile.cmake").write_text("# a build, as far as the pipeline asks\n")
@@ -183,6 +185,17 @@ def test_a_failed_run_ends_failed_and_is_not_invited_to_package(tmp_path, monkey
     status, out, _, _ = run_stub(tmp_path, monkeypatch, capsys, expect="cpu", fail=True)
     assert status == 1 and out[-1].startswith("LEVEL 1 FAILED: 1 check failed on cpu (exit 1); "), out
     assert out[-1].endswith("no package: ci/verify would refuse it (1 failed check)"), out
+    assert "ci/package" not in out[-1]
+
+
+def test_a_run_that_left_out_checks_of_its_level_is_not_invited_to_package(tmp_path, monkeypatch, capsys):
+    # The negative of the invitation: its one check passed, but the level's list
+    # holds a check the run's selection left out (-- -LE collectives).
+    status, out, _, _ = run_stub(tmp_path, monkeypatch, capsys, expect="cpu",
+                                 more_checks=["CollectivesSmoke.OneAllreduceAcrossEveryRank"])
+    assert status == 0 and out[-1].startswith("LEVEL 1 PASSED: 1 check passed on cpu (exit 0); "), out
+    assert out[-1].endswith("no package: ci/verify would refuse it (1 check of level 1 without a result "
+                            "(e.g. CollectivesSmoke.OneAllreduceAcrossEveryRank))"), out
     assert "ci/package" not in out[-1]
 
 
@@ -271,6 +284,8 @@ def test_each_file_is_written_once_and_none_is_read_back(tmp_path, monkeypatch, 
     status = pipeline.main(["--build-dir", str(build), "--results", results, "--level", "1", "--jobs", "1",
                             "--quiet", "--verdict", str(tmp_path / "verdict.json")])
     monkeypatch.undo()
+    # The level's list as the run had it (stub_build's, undone above with the watchers).
+    monkeypatch.setattr(levels, "read_mustpass", lambda level, directory=None: ["Placement.X"])
     capsys.readouterr()
     assert sorted(written) == sorted([pipeline.MARKER, "context.json", "selected.txt", "ctest.log",
                                       "ctest-junit.xml", "summary.json", "junit.xml"]), written
