@@ -21,16 +21,6 @@
 namespace tdc::bench::collectives {
 namespace {
 
-void load_follower_device_backends(const std::string& list) {
-  std::stringstream libraries(list);
-  std::string library;
-  while (std::getline(libraries, library, ':')) {
-    if (!library.empty() && dlopen(library.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
-      throw std::runtime_error("device backend " + library + " does not load in the rank: " + dlerror());
-    }
-  }
-}
-
 // Waits for `key`, a second at a time, as long as the leader that started
 // this rank is still its parent.
 void await_command(Member& self, const std::string& key, pid_t leader) {
@@ -62,7 +52,7 @@ int follower_main(int argc, char** argv) {
   const pid_t leader = getppid();
   std::string current = "rendezvous";
   try {
-    load_follower_device_backends(argv[8]);
+    tdc::collectives::load_device_backends(argv[8]);
     const auto type = static_cast<c10::DeviceType>(std::atoi(argv[6]));
     self.device = type == c10::DeviceType::CPU ? c10::Device(type)
                                                : c10::Device(type, static_cast<c10::DeviceIndex>(self.rank));

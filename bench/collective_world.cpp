@@ -65,12 +65,6 @@ std::string self_executable() {
   return path.string();
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string joined;
-  for (const auto& item : items) joined += (joined.empty() ? "" : ":") + item;
-  return joined;
-}
-
 }  // namespace
 
 std::string make_session_folder() {
@@ -116,7 +110,7 @@ void World::start(const std::string& candidates, const std::vector<std::string>&
                                   std::to_string(kBackendTimeout.count()),
                                   std::to_string(static_cast<int>(type_)),
                                   candidates,
-                                  join(device_libraries)};
+                                  tdc::collectives::join_libraries(device_libraries)};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <string>
+#include <vector>
 
 namespace tdc::collectives {
 
@@ -26,6 +27,11 @@ OpenedBackend open_nccl(const c10::intrusive_ptr<::c10d::Store>& store, int rank
                         std::chrono::milliseconds timeout);
 OpenedBackend open_plugin(const std::string& path, c10::Device device, const c10::intrusive_ptr<::c10d::Store>& store,
                           int rank, int world, std::chrono::milliseconds timeout);
+
+// Loads a rank's device backends (':'-separated paths; device_backends.cpp),
+// and joins a list of them into that one argument.
+void load_device_backends(const std::string& list);
+std::string join_libraries(const std::vector<std::string>& libraries);
 
 // The first of `candidates` (':'-separated: "gloo" or plugin paths, in the
 // order tried) that makes a backend for `device`'s type. When none does, a

@@ -1,5 +1,6 @@
 // One rank of the collectives check: loads the device backends the check
-// runs with (TDC_BACKEND_LIBS: the loopback's PrivateUse1, a vendor's),
+// runs with (its run_config().backend_libraries, an argument: the
+// loopback's PrivateUse1, a vendor's),
 // joins the c10d backend serving the device type (gloo, or a c10d plugin:
 // backends.h) through a c10d::FileStore, on index <rank> of the type (cpu:
 // the cpu), prints "BACKEND <name>", and runs every
@@ -18,7 +19,6 @@
 
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
 
-#include <dlfcn.h>
 
 #include <chrono>
 #include <cstdio>
@@ -28,31 +28,14 @@
 #include <stdexcept>
 #include <string>
 
-namespace {
-
-// The device backends of the check's own process (TDC_BACKEND_LIBS, the
-// fixtures' list): loaded the same way so the device type exists here too.
-// The check has already proven each one loads (tdc/plugins.h).
-void load_device_backends() {
-  const char* list = std::getenv("TDC_BACKEND_LIBS");
-  std::stringstream libraries(list ? list : "");
-  std::string library;
-  while (std::getline(libraries, library, ':')) {
-    if (!library.empty() && dlopen(library.c_str(), RTLD_NOW | RTLD_GLOBAL) == nullptr) {
-      throw std::runtime_error("device backend " + library + " does not load in the rank: " + dlerror());
-    }
-  }
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   using namespace tdc::collectives;
-  const bool smoke = argc == 8 && std::strcmp(argv[7], "--smoke") == 0;
-  if (argc != 7 && !smoke) {
+  const bool smoke = argc == 9 && std::strcmp(argv[8], "--smoke") == 0;
+  if (argc != 8 && !smoke) {
     std::fprintf(stderr,
                  "usage: tdc_collective_rank <rank> <world> <store-file> <timeout-ms> <device-type number> "
-                 "<candidates: gloo or plugin paths, ':'-separated> [--smoke]\n");
+                 "<candidates: gloo, nccl or plugin paths, ':'-separated> <device backends, ':'-separated> "
+                 "[--smoke]\n");
     return 2;
   }
   Rank self;
@@ -61,7 +44,7 @@ int main(int argc, char** argv) {
   const char* fault = std::getenv("TDC_COLLECTIVE_FAULT");
   self.fault = fault ? fault : "";
   try {
-    load_device_backends();
+    load_device_backends(argv[7]);
     const auto type = static_cast<c10::DeviceType>(std::atoi(argv[5]));
     self.device = type == c10::DeviceType::CPU ? c10::Device(type) : c10::Device(type, static_cast<c10::DeviceIndex>(self.rank));
     self.store = c10::make_intrusive<c10d::FileStore>(argv[3], self.world);

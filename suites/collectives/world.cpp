@@ -37,7 +37,7 @@ std::string slurp(const std::filesystem::path& p) {
 }  // namespace
 
 std::vector<RankOutcome> run_world(const std::string& rank_program, int type, const std::string& candidates,
-                                   int world, bool smoke, std::string* error) {
+                                   const std::string& device_libraries, int world, bool smoke, std::string* error) {
   char tmpl[] = "/tmp/tdc-collectives-XXXXXX";
   if (mkdtemp(tmpl) == nullptr) {
     *error = std::string("cannot make the ranks' rendezvous folder under /tmp: ") + std::strerror(errno) +
@@ -64,7 +64,8 @@ std::vector<RankOutcome> run_world(const std::string& rank_program, int type, co
     posix_spawn_file_actions_addopen(&fa, 1, out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
     std::vector<std::string> args{rank_program, std::to_string(r), std::to_string(world), store,
-                                  std::to_string(kBackendTimeoutMs), std::to_string(type), candidates};
+                                  std::to_string(kBackendTimeoutMs), std::to_string(type), candidates,
+                                  device_libraries};
     if (smoke) args.emplace_back("--smoke");
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());

@@ -22,9 +22,10 @@ struct RankOutcome {
 
 // Runs `world` ranks of `rank_program` (tdc_collective_rank) on the device type `type` (c10::DeviceType's number),
 // each with the c10d backend candidates `candidates` (':'-separated: "gloo",
-// plugin paths; the first that serves the type wins); `smoke` runs level 1's
+// plugin paths; the first that serves the type wins) and the device backends
+// `device_libraries` (':'-separated: the check's own); `smoke` runs level 1's
 // one allreduce. `error` says why no world ran.
 std::vector<RankOutcome> run_world(const std::string& rank_program, int type, const std::string& candidates,
-                                   int world, bool smoke, std::string* error);
+                                   const std::string& device_libraries, int world, bool smoke, std::string* error);
 
 }  // namespace tdc::collectives

@@ -1,9 +1,11 @@
 #include "world_results.h"
 
+#include "backends.h"
 #include "candidates.h"
 #include "world.h"
 
 #include "tdc/discovery.h"
+#include "tdc/run_config.h"
 
 #include <signal.h>
 #include <sys/wait.h>
@@ -26,16 +28,6 @@ std::string failed_in(const std::string& output, int p) {
   if (at == std::string::npos) return "";
   const auto from = at + marker.size();
   return output.substr(from, output.find(':', from) - from);
-}
-
-// TDC_BACKEND_LIBS, the device backends this run loaded (the ranks load them too).
-std::vector<std::string> device_backend_libraries() {
-  std::vector<std::string> libraries;
-  std::stringstream list(std::getenv("TDC_BACKEND_LIBS") ? std::getenv("TDC_BACKEND_LIBS") : "");
-  for (std::string library; std::getline(list, library, ':');) {
-    if (!library.empty()) libraries.push_back(library);
-  }
-  return libraries;
 }
 
 // The folder of this program: the rank program is installed beside it.
@@ -118,9 +110,11 @@ const WorldResults& world_results(const c10::Device& device, bool smoke) {
     w.skip = "this host has no " + std::string(c10::DeviceTypeName(device.type(), true)) + " device";
   } else {
     std::string error;
+    // The device backends this run loaded (--backend-lib=, TDC_BACKEND_LIBS): the ranks load them too.
+    const auto& libraries = run_config().backend_libraries;
     const auto ranks = run_world(own_folder() + "/tdc_collective_rank", static_cast<int>(device.type()),
-                                 c10d_candidates(device.type(), {}, device_backend_libraries()), world, smoke,
-                                 &error);
+                                 c10d_candidates(device.type(), {}, libraries), join_libraries(libraries), world,
+                                 smoke, &error);
     if (!error.empty()) {
       w.world = world;
       w.problems.push_back(error);
