@@ -59,7 +59,7 @@ int main(int argc, char** argv) {
       return run_smoke(self);
     }
     const int64_t big = std::getenv("TDC_COLLECTIVE_LARGE") ? int64_t{16} << 20 : int64_t{256} << 10;
-    int failures = run_barrier_holds(self);
+    int failures = run_barrier_holds(self) + run_stream_semantics(self);
     for (at::ScalarType dtype :
          {torch::kFloat, torch::kInt, torch::kBFloat16, torch::kHalf, torch::kChar, torch::kLong}) {
       if (auto why = self.undeclared("every_collective", dtype)) {

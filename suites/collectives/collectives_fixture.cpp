@@ -8,7 +8,8 @@
 namespace tdc::collectives {
 
 std::string family_of(const std::string& collective) {
-  static const std::regex suffix("^(allreduce)_[a-z]+$|^(reduce|broadcast)_root[0-9]+$|^(sendrecv)_[0-9]+to[0-9]+$");
+  static const std::regex suffix(
+      "^(allreduce)_[a-z]+$|^(reduce|broadcast)_root[0-9]+$|^(sendrecv)_[0-9]+to[0-9]+$|^(stream)_(current|side)$");
   std::smatch m;
   if (!std::regex_match(collective, m, suffix)) return collective;
   for (size_t i = 1; i < m.size(); ++i) {

@@ -33,7 +33,8 @@ class CollectivesSmokeTest : public CollectivesTest {
 };
 
 // "allreduce_max" -> "allreduce", "reduce_root1" -> "reduce",
-// "broadcast_root0" -> "broadcast", "sendrecv_0to1" -> "sendrecv", else itself.
+// "broadcast_root0" -> "broadcast", "sendrecv_0to1" -> "sendrecv",
+// "stream_side" -> "stream", else itself.
 std::string family_of(const std::string& collective);
 
 }  // namespace tdc::collectives

@@ -53,5 +53,8 @@ int run_smoke(Rank& self);
 int run_movement(Rank& self, at::ScalarType dtype, int64_t n);
 // The barrier holds an early rank until the last one arrives (rank_barrier.cpp).
 int run_barrier_holds(Rank& self);
+// The work waits for the caller's current stream and wait() publishes the
+// result to it, on the default and on a side stream (rank_streams.cpp).
+int run_stream_semantics(Rank& self);
 
 }  // namespace tdc::collectives
