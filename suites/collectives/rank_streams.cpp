@@ -5,9 +5,11 @@
 // the pool made current ("stream_side"), which the default stream does not
 // order: a backend that reads its input on its own or the default stream
 // without waiting for the caller's reads it unproduced. The input is
-// produced on the stream under test by an addition queued just before the
-// allreduce, with no synchronisation, and read back on the same stream
-// after wait(). cpu has no streams: nothing to check there.
+// produced on the stream under test by a non_blocking host-to-device copy
+// queued just before the allreduce (a kernel would do as well on a GPU; the
+// loopback runs its kernels on the host at once, but queues such copies),
+// with no synchronisation, and read back on the same stream after wait().
+// cpu has no streams: nothing to check there.
 #include "rank.h"
 #include "rank_report.h"
 #include "rank_values.h"
@@ -34,8 +36,9 @@ int run_stream_semantics(Rank& self) {
         side ? impl.getStreamFromGlobalPool(self.device, /*isHighPriority=*/false) : impl.getDefaultStream(self.device);
     const c10::StreamGuard on_stream(stream);
     self.enter(name, at::kFloat, n);
-    std::vector<at::Tensor> t{input(self.rank, n, at::kFloat, self.device)};
-    t[0].add_(1.0);  // queued on `stream`: the collective must wait for it
+    const at::Tensor produced = (contribution(self.rank, n, at::kFloat) + 1.0).to(at::kFloat);
+    std::vector<at::Tensor> t{at::zeros({n}, self.options(at::kFloat))};
+    t[0].copy_(produced, /*non_blocking=*/true);  // queued on `stream`: the collective must wait for it
     self.pg->allreduce(t)->wait();
     at::Tensor want = at::zeros({n}, at::kDouble);
     for (int r = 0; r < self.world; ++r) want += contribution(r, n, at::kFloat) + 1.0;
