@@ -33,9 +33,9 @@ void CollectivesTest::SetUp() {
   if (w.world == 1) {
     // Passing here proves the backend's path and every element, not what
     // crosses between ranks: the results say so.
-    const std::string unobserved = "what crosses between ranks, and whether an in-place collective ran (one "
-                                   "rank's allreduce or broadcast is its input either way): this host has one " +
-                                   type + " device, so the world is one rank";
+    const std::string unobserved = "what crosses between ranks, and whether the work ran at all (one rank's "
+                                   "every result is its input, which a reused buffer may already hold): this "
+                                   "host has one " + type + " device, so the world is one rank";
     RecordProperty("unobserved", unobserved);
     std::printf("NOTE unobserved: %s\n", unobserved.c_str());
   }
