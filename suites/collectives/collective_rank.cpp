@@ -4,7 +4,8 @@
 // joins the c10d backend serving the device type (gloo, or a c10d plugin:
 // backends.h) through a c10d::FileStore, on index <rank> of the type (cpu:
 // the cpu), prints "BACKEND <name>", and runs every
-// collective (rank_reductions.cpp, rank_movement.cpp, rank_barrier.cpp) on
+// collective (rank_reductions.cpp, rank_movement.cpp, rank_barrier.cpp,
+// rank_streams.cpp) on
 // every dtype at 1, 1000 (not a power of two) and 256 Ki elements
 // (TDC_COLLECTIVE_LARGE=1: 16 Mi), printing one RESULT line per collective
 // (rank_report.h). A dtype or collective the backend does not declare is a
@@ -18,7 +19,6 @@
 #include "rank_values.h"
 
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
-
 
 #include <chrono>
 #include <cstdio>
