@@ -21,7 +21,7 @@ OpenedBackend open_gloo(const c10::intrusive_ptr<::c10d::Store>& store, int rank
     if (collective == "allreduce_avg") return compat::gloo_avg_unsupported(dtype);
     if (collective == "allgather_into_tensor") return compat::gloo_allgather_into_tensor_unsupported();
     if (collective == "reduce_scatter") return compat::gloo_reduce_scatter_unsupported();
-    return std::nullopt;
+    return ring_rounding(collective, "gloo");
   };
   return opened;
 }

@@ -8,7 +8,7 @@ namespace tdc::collectives {
 
 OpenedBackend open_gloo(const c10::intrusive_ptr<::c10d::Store>&, int, int, std::chrono::milliseconds) {
   throw std::runtime_error(
-      "SKIP: c10d gloo headers not found at configure time: install libgloo-dev (docs/backends.md, Collectives)");
+      "SKIP: no c10d backend serves cpu: c10d gloo headers not found at configure time: install libgloo-dev (docs/backends.md, Collectives)");
 }
 
 }  // namespace tdc::collectives

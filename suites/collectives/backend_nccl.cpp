@@ -2,8 +2,9 @@
 // header is empty unless USE_C10D_NCCL is defined: the pip CUDA builds'
 // torch_cuda target defines it, and nccl.h comes from the nvidia-nccl
 // wheel beside torch or the CUDA toolkit (CMakeLists.txt finds it).
-// NCCL declares every collective and dtype the rank runs, so nothing is
-// undeclared here: a failure is the backend's.
+// NCCL declares every collective and dtype the rank runs, so nothing else is
+// undeclared here: a failure is the backend's. Its rings round a bfloat16
+// sum at each hop (ring_rounding).
 #include "backends.h"
 
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
@@ -16,7 +17,7 @@ OpenedBackend open_nccl(const c10::intrusive_ptr<::c10d::Store>& store, int rank
   opts->timeout = timeout;
   OpenedBackend opened;
   opened.backend = c10::make_intrusive<::c10d::ProcessGroupNCCL>(store, rank, world, opts);
-  opened.undeclared = [](const std::string&, at::ScalarType) -> std::optional<std::string> { return std::nullopt; };
+  opened.undeclared = [](const std::string& collective, at::ScalarType) { return ring_rounding(collective, "NCCL"); };
   return opened;
 }
 

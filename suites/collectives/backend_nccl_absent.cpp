@@ -8,7 +8,7 @@ namespace tdc::collectives {
 
 OpenedBackend open_nccl(const c10::intrusive_ptr<::c10d::Store>&, int, int, std::chrono::milliseconds) {
   throw std::runtime_error(
-      "SKIP: c10d NCCL not built: this LibTorch has no CUDA, or nccl.h or cusparse.h was not found at configure "
+      "SKIP: no c10d backend serves cuda: c10d NCCL not built: this LibTorch has no CUDA, or nccl.h or cusparse.h was not found at configure "
       "time (pip's nvidia-nccl and nvidia-cu* wheels, or the CUDA toolkit; docs/backends.md, Collectives)");
 }
 

@@ -7,6 +7,7 @@
 #include "rank.h"
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,14 @@ struct OpenedBackend {
   Undeclared undeclared;
   bool prove_undeclared = false;  // Rank::prove_undeclared
 };
+
+// What a ring does not declare: "allreduce_single_rounding" (rank_precision.cpp),
+// for `library` ("gloo", "NCCL"), which reduces hop by hop in the tensor's
+// dtype; nullopt for any other capability.
+inline std::optional<std::string> ring_rounding(const std::string& collective, const std::string& library) {
+  if (collective != "allreduce_single_rounding") return std::nullopt;
+  return library + " reduces hop by hop in the tensor's dtype, rounding at each hop";
+}
 
 // Each throws std::runtime_error with one line when the backend cannot be made.
 OpenedBackend open_gloo(const c10::intrusive_ptr<::c10d::Store>& store, int rank, int world,

@@ -5,7 +5,7 @@
 // backends.h) through a c10d::FileStore, on index <rank> of the type (cpu:
 // the cpu), prints "BACKEND <name>", and runs every
 // collective (rank_reductions.cpp, rank_movement.cpp, rank_barrier.cpp,
-// rank_streams.cpp) on
+// rank_streams.cpp, rank_precision.cpp) on
 // every dtype at 1, 1000 (not a power of two) and 256 Ki elements
 // (TDC_COLLECTIVE_LARGE=1: 16 Mi), printing one RESULT line per collective
 // (rank_report.h). A dtype or collective the backend does not declare is a
@@ -73,6 +73,7 @@ int main(int argc, char** argv) {
         failures += run_reductions(self, dtype, n) + run_movement(self, dtype, n);
       }
     }
+    failures += run_bfloat16_precision(self);
     return failures == 0 ? 0 : 1;
   } catch (const std::exception& e) {
     std::string what = e.what();

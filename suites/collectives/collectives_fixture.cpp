@@ -33,12 +33,15 @@ void CollectivesTest::SetUp() {
   if (w.world == 1) {
     // Passing here proves the backend's path and every element, not what
     // crosses between ranks: the results say so.
-    const std::string unobserved = "what crosses between ranks, and whether the work ran at all (one rank's "
-                                   "every result is its input, which a reused buffer may already hold): this "
-                                   "host has one " + type + " device, so the world is one rank";
-    RecordProperty("unobserved", unobserved);
-    std::printf("NOTE unobserved: %s\n", unobserved.c_str());
+    note_unobserved("what crosses between ranks, and whether the work ran at all (one rank's every result is "
+                    "its input, which a reused buffer may already hold): this host has one " + type +
+                    " device, so the world is one rank");
   }
+}
+
+void CollectivesTest::note_unobserved(const std::string& what) {
+  RecordProperty("unobserved", what);
+  std::printf("NOTE unobserved: %s\n", what.c_str());
 }
 
 void CollectivesTest::needs_two_ranks(const std::string& what) {

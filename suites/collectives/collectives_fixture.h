@@ -22,6 +22,9 @@ class CollectivesTest : public DeviceTest, public UsesEveryIndex {
   // Every RESULT line of `family` (family_of) shows no wrong element, there
   // is at least one, and the world ran to the end.
   void expect_family_right(const std::string& family);
+  // Says in the results (the "unobserved" property) and the output what a
+  // passing check could not observe here.
+  void note_unobserved(const std::string& what);
   // Skips a check that needs two ranks where the world is one rank (a host
   // with one device of the type), naming `what` it would have observed.
   void needs_two_ranks(const std::string& what);

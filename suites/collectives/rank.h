@@ -51,6 +51,9 @@ int run_reductions(Rank& self, at::ScalarType dtype, int64_t n);
 // Level 1's smoke check: one float32 SUM allreduce of 1000 elements.
 int run_smoke(Rank& self);
 int run_movement(Rank& self, at::ScalarType dtype, int64_t n);
+// How a bfloat16 SUM is rounded, in worlds of three ranks or more
+// (rank_precision.cpp).
+int run_bfloat16_precision(Rank& self);
 // The barrier holds an early rank until the last one arrives (rank_barrier.cpp).
 int run_barrier_holds(Rank& self);
 // The work waits for the caller's current stream and wait() publishes the

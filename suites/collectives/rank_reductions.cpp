@@ -30,7 +30,7 @@ int allreduce_each_op(Rank& self, at::ScalarType dtype, int64_t n) {
       });
       continue;
     }
-    std::vector<at::Tensor> t{input(self.rank, n, dtype, self.device)};
+    std::vector<at::Tensor> t{input_for(op.op, self.rank, self.world, n, dtype, self.device)};
     maybe_plant(self, op.name, t[0]);
     c10d::AllreduceOptions o;
     o.reduceOp = c10d::ReduceOp(op.op);

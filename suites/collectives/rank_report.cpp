@@ -6,12 +6,11 @@
 
 namespace tdc::collectives {
 
-int report(const Rank& self, const std::string& name, at::ScalarType dtype, int64_t n, at::Tensor got,
-           const at::Tensor& want) {
-  maybe_corrupt_result(self, got);
-  const at::Tensor g = got.reshape({-1}).to(at::kCPU).to(torch::kDouble);
-  const at::Tensor w = want.reshape({-1});
-  const at::Tensor bad = g.ne(w);
+namespace {
+
+// The RESULT line of `bad` (true where an element is wrong); 1 if any is.
+int print_result(const Rank& self, const std::string& name, at::ScalarType dtype, int64_t n, const at::Tensor& g,
+                 const at::Tensor& w, const at::Tensor& bad) {
   const int64_t wrong = bad.sum().item<int64_t>();
   std::printf("RESULT %s %s %lld wrong=%lld rank=%d", name.c_str(), c10::toString(dtype), static_cast<long long>(n),
               static_cast<long long>(wrong), self.rank);
@@ -23,6 +22,27 @@ int report(const Rank& self, const std::string& name, at::ScalarType dtype, int6
   std::printf("\n");
   std::fflush(stdout);
   return wrong == 0 ? 0 : 1;
+}
+
+at::Tensor as_host_double(at::Tensor got) { return got.reshape({-1}).to(at::kCPU).to(torch::kDouble); }
+
+}  // namespace
+
+int report(const Rank& self, const std::string& name, at::ScalarType dtype, int64_t n, at::Tensor got,
+           const at::Tensor& want) {
+  maybe_corrupt_result(self, got);
+  const at::Tensor g = as_host_double(got);
+  at::Tensor w = want.reshape({-1});
+  if (c10::isFloatingType(dtype)) w = w.to(dtype).to(torch::kDouble);
+  return print_result(self, name, dtype, n, g, w, g.ne(w));
+}
+
+int report_within(const Rank& self, const std::string& name, at::ScalarType dtype, int64_t n, at::Tensor got,
+                  const at::Tensor& want, const at::Tensor& tolerance) {
+  maybe_corrupt_result(self, got);
+  const at::Tensor g = as_host_double(got);
+  const at::Tensor w = want.reshape({-1});
+  return print_result(self, name, dtype, n, g, w, (g - w).abs().gt(tolerance));
 }
 
 void skip(const std::string& name, at::ScalarType dtype, const std::string& why) {

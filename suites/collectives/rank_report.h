@@ -12,10 +12,16 @@
 
 namespace tdc::collectives {
 
-// Compares every element of `got` with the float64 host reference `want`,
-// prints the RESULT line; returns 1 if any element differs, else 0.
+// Compares every element of `got` with the float64 host reference `want`
+// rounded once to `dtype` (a floating dtype's average over three ranks is
+// not exact), prints the RESULT line; returns 1 if any element differs, else 0.
 int report(const Rank& self, const std::string& name, at::ScalarType dtype, int64_t n, at::Tensor got,
            const at::Tensor& want);
+
+// As report(), but an element is wrong only where it is more than
+// `tolerance` (float64, elementwise or one value) from `want` itself.
+int report_within(const Rank& self, const std::string& name, at::ScalarType dtype, int64_t n, at::Tensor got,
+                  const at::Tensor& want, const at::Tensor& tolerance);
 
 // Prints the SKIP line of a capability the backend does not declare.
 void skip(const std::string& name, at::ScalarType dtype, const std::string& why);

@@ -10,10 +10,16 @@ at::Tensor contribution(int r, int64_t n, at::ScalarType dtype) {
   return ((idx * 7 + r * 3) % period + 1 + r).to(torch::kDouble);
 }
 
+at::Tensor contribution_for(c10d::ReduceOp::RedOpType op, int r, int world, int64_t n, at::ScalarType dtype) {
+  if (op != c10d::ReduceOp::PRODUCT) return contribution(r, n, dtype);
+  auto idx = torch::arange(n, torch::kLong);
+  return (idx.remainder(world) == r).to(torch::kDouble) + 1;
+}
+
 at::Tensor reduced(c10d::ReduceOp::RedOpType op, int world, int64_t n, at::ScalarType dtype) {
-  at::Tensor want = contribution(0, n, dtype);
+  at::Tensor want = contribution_for(op, 0, world, n, dtype);
   for (int r = 1; r < world; ++r) {
-    auto x = contribution(r, n, dtype);
+    auto x = contribution_for(op, r, world, n, dtype);
     switch (op) {
       case c10d::ReduceOp::SUM:
       case c10d::ReduceOp::AVG: want = want + x; break;
