@@ -1,5 +1,6 @@
 // The reducing collectives of one rank: allreduce with every reduce op the
-// backend declares, reduce to every root, reduce_scatter into one tensor per rank.
+// backend declares, a coalesced group of allreduces, reduce to every root,
+// reduce_scatter into one tensor per rank.
 // Each result is compared element by element with the host reference.
 #include "rank.h"
 #include "rank_faults.h"
@@ -40,6 +41,34 @@ int allreduce_each_op(Rank& self, at::ScalarType dtype, int64_t n) {
     failures += report(self, op.name, dtype, n, t[0], reduced(op.op, self.world, n, dtype));
   }
   return failures;
+}
+
+// A coalesced group of three tensors in one call (allreduce_coalesced):
+// tensor k is the contribution over n + k elements from element k on, so
+// each has its own pattern and a tensor reduced into another's place
+// differs. One RESULT line over the group, tensor 0 first.
+int allreduce_coalesced_group(Rank& self, at::ScalarType dtype, int64_t n) {
+  constexpr const char* kName = "allreduce_coalesced";
+  const auto member = [&](int r, int64_t k) { return contribution(r, n + k, dtype).narrow(0, k, n); };
+  if (auto why = self.undeclared(kName, dtype)) {
+    return skip_undeclared(self, kName, dtype, n, *why, [&] {
+      std::vector<at::Tensor> t{input(self.rank, 1, dtype, self.device), input(self.rank, 1, dtype, self.device)};
+      self.pg->allreduce_coalesced(t)->wait();
+    });
+  }
+  std::vector<at::Tensor> group, want;
+  for (int64_t k = 0; k < 3; ++k) {
+    group.push_back(member(self.rank, k).to(self.device, dtype));
+    at::Tensor sum = member(0, k);
+    for (int r = 1; r < self.world; ++r) sum = sum + member(r, k);
+    want.push_back(sum);
+  }
+  maybe_plant(self, kName, group[0]);
+  self.enter(kName, dtype, n);
+  self.pg->allreduce_coalesced(group)->wait();
+  std::vector<at::Tensor> host;
+  for (const auto& t : group) host.push_back(t.to(at::kCPU));
+  return report(self, kName, dtype, n, torch::cat(host), torch::cat(want));
 }
 
 // Only the root's result is defined; the other ranks print nothing.
@@ -98,8 +127,8 @@ int run_smoke(Rank& self) {
 }
 
 int run_reductions(Rank& self, at::ScalarType dtype, int64_t n) {
-  return allreduce_each_op(self, dtype, n) + reduce_to_every_root(self, dtype, n) +
-         reduce_scatter_into_tensor(self, dtype, n);
+  return allreduce_each_op(self, dtype, n) + allreduce_coalesced_group(self, dtype, n) +
+         reduce_to_every_root(self, dtype, n) + reduce_scatter_into_tensor(self, dtype, n);
 }
 
 }  // namespace tdc::collectives
