@@ -10,6 +10,14 @@ host (a 4 KiB copy takes microseconds, the seed forward under a millisecond
 at load average 14), and every limit sits a factor of ten or more from both.
 A host's speed is what tdc run-benchmarks measures; it is not asserted here.
 
+Each program runs once per benchmark family its filter selects (transfer/,
+forward/, latency/: the first part of the name), each family into its own
+JSON file. The normal runs run one after the other, so that none of them
+shares the cores with another; the delayed runs run side by side: they
+sleep (the delay) nearly all of their time (about 0.3 s of CPU in 45 s),
+so side by side they load the host hardly more than one does, and their
+figures stay hundreds of times the normal ones.
+
 --gate thresholds: tdc check-thresholds with limits made for the delay (every
   copy, latency and forward at most a tenth of the delay) passes the normal
   run and fails the delayed one; bench/thresholds.json fails the delayed run
@@ -32,6 +40,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 from tdc import ROOT, discovery_env
 
@@ -46,23 +55,62 @@ REPETITIONS = 10
 LOOPBACK_TYPES = ("loopback", "privateuseone")
 
 
+def families(exe, args, env, only):
+    """The benchmark families (the first part of each name: transfer,
+    forward, latency) that `only` selects in the program exe."""
+    listing = subprocess.run([exe, f"--backend-lib={args.loopback}", f"--benchmark_filter={only}",
+                              "--benchmark_list_tests=true"], env=env, capture_output=True, text=True, timeout=120)
+    names = listing.stdout.split()
+    if listing.returncode != 0 or not names:
+        sys.exit(f"{exe} --benchmark_list_tests exited {listing.returncode}, listing {len(names)} benchmarks "
+                 f"for {only!r}:\n{listing.stderr[-2000:]}")
+    return sorted({name.split("/")[0] for name in names})
+
+
 def bench(args, tag, delay_us, only=FILTER, programs=None, repetitions=None):
+    """Runs each program once per benchmark family (its own JSON file):
+    undelayed one after the other, delayed side by side (they sleep).
+    Returns [(program, family, JSON file)]."""
     env = dict(discovery_env.minus(os.environ, ("TDC_BACKEND_LIBS", "TDC_DEVICES", *discovery_env.LOOPBACK_BEHAVIOUR)),
                TDC_BENCH_QUICK="1", OMP_NUM_THREADS="1")
-    if delay_us:
-        env["TDC_LOOPBACK_DELAY_US"] = str(delay_us)
     extra = ([f"--benchmark_repetitions={repetitions}", "--benchmark_enable_random_interleaving=true"]
              if repetitions else [])
-    outputs = []
+    runs = []
     for exe in programs or (args.transfer, args.forward):
-        out = os.path.join(args.work, f"{os.path.basename(exe)}_{tag}.json")
-        run = subprocess.run([exe, f"--backend-lib={args.loopback}", f"--benchmark_filter={only}",
-                              f"--benchmark_out={out}", "--benchmark_out_format=json", *extra],
-                             env=env, capture_output=True, text=True, timeout=600)
-        if run.returncode != 0:
-            sys.exit(f"{exe} ({tag}) exited {run.returncode}:\n{run.stderr[-2000:]}")
-        outputs.append(out)
-    return outputs
+        for family in families(exe, args, env, only):
+            program = os.path.basename(exe)
+            out = os.path.join(args.work, f"{program}_{family}_{tag}.json")
+            command = [exe, f"--backend-lib={args.loopback}", f"--benchmark_filter=^{family}/({only})",
+                       f"--benchmark_out={out}", "--benchmark_out_format=json", *extra]
+            runs.append((program, family, out, command))
+    if delay_us:
+        env["TDC_LOOPBACK_DELAY_US"] = str(delay_us)
+        ended = side_by_side([run[3] for run in runs], env)
+    else:
+        ended = [subprocess.run(run[3], env=env, capture_output=True, text=True, timeout=600) for run in runs]
+    for (program, family, _, _), done in zip(runs, ended):
+        if done.returncode != 0:
+            sys.exit(f"{program} ({family}, {tag}) exited {done.returncode}:\n{done.stderr[-2000:]}")
+    return [(program, family, out) for program, family, out, _ in runs]
+
+
+def side_by_side(commands, env, timeout=600):
+    """Starts every command at once and waits for all of them, within
+    timeout seconds together; a run past it is killed, which fails it."""
+    processes = [subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                 for command in commands]
+    deadline = time.monotonic() + timeout
+    ended = []
+    for command, process in zip(commands, processes):
+        try:
+            _, stderr = process.communicate(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()  # no effect on one that ended meanwhile
+            _, stderr = process.communicate()
+            if process.returncode != 0:
+                stderr += f"\nkilled after {timeout} s"
+        ended.append(subprocess.CompletedProcess(command, process.returncode, None, stderr))
+    return ended
 
 
 def gate(cmd):
@@ -83,9 +131,9 @@ def medians_us(path):
 def timing_follows_delay(args):
     wrong = checked = 0
     for delay in (args.delay_us // 4, args.delay_us):
-        (out,) = bench(args, f"timing_{delay}", delay, TIMED_COPIES, (args.transfer,))
+        outputs = [out for _, _, out in bench(args, f"timing_{delay}", delay, TIMED_COPIES, (args.transfer,))]
         low, high = delay, 1.25 * delay + 5000
-        for name, (median, method) in sorted(medians_us(out).items()):
+        for name, (median, method) in sorted(item for out in outputs for item in medians_us(out).items()):
             ok = low <= median <= high
             wrong += not ok
             checked += 1
@@ -150,8 +198,8 @@ def main():
 
     expectations = []
     if args.gate == "thresholds":
-        normal = bench(args, "normal", 0)
-        slow = bench(args, "slow", args.delay_us)
+        normal = [out for _, _, out in bench(args, "normal", 0)]
+        slow = [out for _, _, out in bench(args, "slow", args.delay_us)]
         check = ["-m", "tdc", "check-thresholds", "--thresholds"]
         own = write_json(os.path.join(args.work, "thresholds_for_the_delay.json"), thresholds_for(args.delay_us))
         project = os.path.join(ROOT, "bench", "thresholds.json")
@@ -164,12 +212,21 @@ def main():
         normal = bench(args, "normal", 0, repetitions=2 * REPETITIONS)
         slow = bench(args, "slow", args.delay_us, repetitions=REPETITIONS)
         compare = ["-m", "tdc", "compare", "--verbose"]
-        for name, whole, delayed in zip(("transfer", "forward"), normal, slow):
+        # Family by family: tdc compare takes one file a side.
+        delayed_files = {(program, family): out for program, family, out in slow}
+        for program, family, whole in normal:
+            name = f"{program} {family}"
+            delayed = delayed_files.pop((program, family), None)
+            if delayed is None:
+                sys.exit(f"{name}: no delayed run to compare (families {sorted(delayed_files)})")
             first, second = halves(whole)
             expectations.append((f"{name}: normal vs normal, interleaved halves of one run",
                                  gate(compare + ["--baseline", first, "--contender", second]), 0))
             expectations.append((f"{name}: normal vs slow",
                                  gate(compare + ["--baseline", first, "--contender", delayed]), 1))
+
+        if delayed_files:
+            sys.exit(f"delayed runs without a normal one: {sorted(delayed_files)}")
 
     wrong = [(what, got, want) for what, got, want in expectations if got != want]
     for what, got, want in wrong:

@@ -35,12 +35,21 @@ endif()
 # They test ci/health, which no LibTorch build changes (the settings' parsing
 # it reports is C++, tested on every build: selftest.units.MalformedDeviceSpec.*
 # and bad_input.*), and they are the longest nested runs (about 5 minutes a
-# build): tool self-tests, on ci/selftest's first build.
+# build): tool self-tests, on ci/selftest's first build. The two longest,
+# counting and timeout-poison (about 2 and 1 minutes, one after the other
+# under the lock), are the long tier (label long_selftest): ci/selftest
+# leaves them out unless --long names the build (README, "Two commands").
 if(TDC_TOOL_SELFTESTS)
+  set(long_cases counting timeout-poison)
   foreach(case stale-out hang counting timeout-poison missing-part)
+    set(labels "")
+    if(case IN_LIST long_cases)
+      set(labels long_selftest)
+    endif()
     tdc_add_selftest(NAME health_fails_closed.${case}
       COMMAND "${Python3_EXECUTABLE}" "${CMAKE_CURRENT_SOURCE_DIR}/health_fails_closed.py"
-        --build-dir=${CMAKE_BINARY_DIR} --case=${case})
+        --build-dir=${CMAKE_BINARY_DIR} --case=${case}
+      LABELS ${labels})
     list(APPEND nested_runs health_fails_closed.${case})
   endforeach()
   # It moves a binary and a library of this build aside for a while: nothing

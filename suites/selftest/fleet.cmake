@@ -1,8 +1,9 @@
 # The fleet tools on a real Slurm cluster started on this host: ci/slurm's
 # job array and ci/fleet's node adapters (suites/selftest/fleet_cluster.py;
 # docs/fleet.md, "The fleet self-test on a real Slurm cluster"). It takes
-# minutes (docs/measurements.md) and ci/selftest runs every entry on each of
-# three builds, which would not fit CI's time: it is registered only with
+# minutes (docs/measurements.md) and ci/selftest runs every entry (but the
+# long tier, evidence_checks.cmake) on each of three builds, which would not
+# fit CI's time: it is registered only with
 # -DTDC_FLEET_SELFTEST=ON; the README's command runs it on one build.
 option(TDC_FLEET_SELFTEST "Register the Slurm cluster self-test (minutes; starts daemons)" OFF)
 if(TDC_FLEET_SELFTEST AND TARGET tdc_loopback)
