@@ -59,8 +59,12 @@ def main():
     thresholds = os.path.join(args.work, "thresholds_loosened.json")
     with open(thresholds, "w") as f:
         json.dump(floors, f, indent=1)
+    # One repetition: what is asserted is that the vendor's devices are
+    # benchmarked and gated, not how steady the figures are (ten took 16 of
+    # this test's 25 s, on every build).
     run = subprocess.run([sys.executable, "-m", "tdc", "run-benchmarks", "--build-dir", args.build_dir,
-                          "--out", args.work, "--quick", "--cold-start-runs", "1", "--thresholds", thresholds],
+                          "--out", args.work, "--quick", "--cold-start-runs", "1", "--repetitions", "1",
+                          "--thresholds", thresholds],
                          env=env, capture_output=True, text=True, timeout=600)
     print(run.stdout[-3000:], run.stderr[-2000:])
     if run.returncode != 0:
