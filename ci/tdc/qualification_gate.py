@@ -1,15 +1,17 @@
 """qualification-gate: the level-3 benchmark gate: tdc check-thresholds with
 --require-thresholds (every benchmarked device and pattern must have a
-threshold, and meet it) over the run's benchmark JSON. Writes the verdict to
-<bench-dir>/gate.json for ci/package and ci/verify.
+threshold, and meet it) over the run's benchmark JSON: every file tdc
+run-benchmarks measured (transfer, forward and collectives:
+run_all.results_files). Writes the verdict to <bench-dir>/gate.json for
+ci/package and ci/verify.
 
   tdc qualification-gate --bench-dir DIR [--thresholds FILE]
 Exit status: check-thresholds' (0 passed), or 1 when there is nothing to gate."""
-import glob
 import os
 import subprocess
 
 from tdc import ROOT, cli, results, safeio, verbs
+from tdc.bench import run_all
 
 
 def run(argv):
@@ -17,8 +19,7 @@ def run(argv):
     p.add_argument("--bench-dir", required=True)
     p.add_argument("--thresholds", default=os.path.join(ROOT, "bench", "thresholds.json"))
     args = p.parse_args(argv)
-    found = sorted(glob.glob(os.path.join(args.bench_dir, "transfer_*.json")) +
-                   glob.glob(os.path.join(args.bench_dir, "forward_*.json")))
+    found = run_all.results_files(args.bench_dir)
     thresholds, env = verbs.child("check-thresholds")
     command = [*thresholds, "--require-thresholds", "--thresholds", args.thresholds, *found]
     if found:

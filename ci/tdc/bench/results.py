@@ -47,6 +47,14 @@ class Result:
     world: Optional[int] = None  # ranks, for collectives
 
     @property
+    def busbw_gbps(self):
+        """A collective's bus bandwidth in GB/s (nccl-tests' busbw, the
+        tdc_bench_collectives counter): what its floors, report and tables
+        read. bytes_per_second is its algbw."""
+        value = self.counters.get(BUSBW_COUNTER) if self.family == "collectives" else None
+        return float(value) if value is not None else None
+
+    @property
     def device_type(self):
         return self.device.split("->")[0].split(":")[0]
 
@@ -61,6 +69,7 @@ class Result:
         return f"{self.device} ({name})" if name else self.device
 
 
+BUSBW_COUNTER = "busbw_GBps"
 _WORLD = re.compile(r"^w[0-9]+$")
 
 

@@ -8,6 +8,7 @@ bandwidth. Everything lands in --out; a short summary is printed.
 Exit status: 0 when all ran and passed; 1 on a verification failure, a
 threshold violation or a program that failed; 2 on bad arguments.
 """
+import glob
 import os
 import subprocess
 import sys
@@ -15,6 +16,22 @@ import time
 
 from tdc import ROOT, cli, verbs
 from tdc.bench import results as bench_results
+
+# The measured programs: each writes <name less tdc_bench_>_<run tag>.json
+# (transfer_host.json, collectives_loopback.json), which the threshold
+# check here and the level-3 qualification gate read (results_files).
+PROGRAMS = ("tdc_bench_transfer", "tdc_bench_forward")
+COLLECTIVES = "tdc_bench_collectives"
+
+
+def results_file(out_dir, program, tag):
+    return os.path.join(out_dir, f"{program.replace('tdc_bench_', '')}_{tag}.json")
+
+
+def results_files(out_dir):
+    """Every measured program's results in out_dir, of every run tag."""
+    return sorted(path for program in PROGRAMS + (COLLECTIVES,)
+                  for path in glob.glob(results_file(out_dir, program, "*")))
 
 
 def run_logged(cmd, env, log):
@@ -51,7 +68,7 @@ def run(argv):
     args = parser.parse_args(argv)
 
     bin_dir = os.path.join(args.build_dir, "bin")
-    measured = ["tdc_bench_transfer", "tdc_bench_forward"] + (["tdc_bench_collectives"] if args.with_collectives else [])
+    measured = list(PROGRAMS) + ([COLLECTIVES] if args.with_collectives else [])
     programs = {p: os.path.join(bin_dir, p) for p in measured + ["tdc_cold_start"]}
     missing = [p for p in programs.values() if not os.access(p, os.X_OK)]
     if missing:
@@ -90,7 +107,7 @@ def run(argv):
                 run_env[name] = value
         skip_cpu = ["--benchmark_filter=-/cpu/"] if tag != "host" else []
         for program in measured:
-            out = os.path.join(args.out, f"{program.replace('tdc_bench_', '')}_{tag}.json")
+            out = results_file(args.out, program, tag)
             cmd = [programs[program], *quick, *extra, *skip_cpu,
                    f"--benchmark_out={out}", "--benchmark_out_format=json"]
             code = run_logged(cmd, run_env, os.path.join(args.out, f"{program}_{tag}.log"))

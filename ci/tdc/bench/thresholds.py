@@ -47,7 +47,7 @@ KEYS = {
 # (what the violation line calls it, how it is read)
 STEP_MEASURES = {
     "transfer": ("", lambda r: r.bytes_per_second / 1e9 if r.bytes_per_second else None),
-    "collectives": (" busbw", lambda r: r.counters.get("busbw_GBps")),
+    "collectives": (" busbw", lambda r: r.busbw_gbps),
 }
 FAMILY_KEY = {family: key for key, (family, _, _) in KEYS.items()}
 # Device types LibTorch knows (c10/core/DeviceType.h) plus the loopback

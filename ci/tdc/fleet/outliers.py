@@ -6,8 +6,12 @@ DCGM and nvbandwidth judge one GPU against fixed thresholds; this asks
 whether a device is far below what the same model does elsewhere tonight.
 For each model and each series (the series with the device left out,
 "transfer/h2d/*/268435456"), the rate of every device is taken: bytes per
-second for transfers, iterations per second (1 / median time) otherwise, so
-that higher is better everywhere. Speeds are compared as ratios, so the
+second for transfers and collectives (a collective's algbw: within one
+series, one op and world, its busbw is algbw times the same factor, so the
+ratios are busbw's), iterations per second (1 / median time) otherwise, so
+that higher is better everywhere. A collective's series names a device type
+("collectives/allreduce/cuda/w8/4096"): its model is the name of that
+type's devices (model_of). Speeds are compared as ratios, so the
 spread is measured on log(rate): with the group's median m (of the rates),
 the median M of the log rates and their median absolute deviation MAD, a
 device is an outlier when
@@ -25,6 +29,8 @@ import math
 import statistics
 from collections import defaultdict
 
+from tdc.bench import results as bench_results
+
 MAX_RATIO = 0.8
 MIN_Z = 3.5
 MIN_DEVICES = 4
@@ -41,6 +47,18 @@ def template_of(series):
         return None, None
     device = parts[2]
     return "/".join(parts[:2] + ["*"] + parts[3:]), device
+
+
+def model_of(device, names):
+    """The model a series' device is compared as: its name, or for a
+    collective, whose series names the device type its world spans
+    ("collectives/allreduce/cuda/w8/4096"), the name of that type's
+    devices ("A + B" on a host that mixes models, compared with its like);
+    "" when unnamed (left out)."""
+    device = device.split("->")[0]
+    if device in names or ":" in device:
+        return names.get(device, "")
+    return " + ".join(sorted({name for d, name in names.items() if d.split(":")[0] == device and name}))
 
 
 def rate_of(entry):
@@ -63,7 +81,7 @@ class Collector:
             template, device = template_of(series)
             if template is None:
                 continue
-            model = names.get(device.split("->")[0], "")
+            model = model_of(device, names)
             rate = rate_of(entry)
             if model and rate:
                 self.groups[(model, template)].append((host, build, device, rate))
@@ -124,15 +142,15 @@ def times(ratio):
 
 def describe(series):
     """'transfer/h2d/cuda:3/268435456' -> 'transfer h2d at 256 MiB'; a copy to
-    another device names it ('transfer d2d_peer to cuda:4 at 4 KiB')."""
-    parts = series.split("/")
-    text = f"{parts[0]} {parts[1]}"
-    if len(parts) > 2 and "->" in parts[2]:
-        text += f" to {parts[2].split('->', 1)[1]}"
-    if len(parts) > 3 and parts[3].isdigit():
-        n = int(parts[3])
-        for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-            if n >= scale and n % scale == 0:
-                return f"{text} at {n // scale} {unit}"
-        return f"{text} at {n} B"
-    return text
+    another device names it ('transfer d2d_peer to cuda:4 at 4 KiB'), a
+    collective its world ('collectives allreduce across 8 ranks at 4 KiB')."""
+    parsed = bench_results.parse_name(series)
+    if parsed is None:
+        return " ".join(series.split("/")[:2])
+    family, pattern, device, size, world = parsed
+    text = f"{family} {pattern}"
+    if "->" in device:
+        text += f" to {device.split('->', 1)[1]}"
+    if world:
+        text += f" across {world} ranks"
+    return f"{text} at {bench_results.human_bytes(size)}" if size is not None else text

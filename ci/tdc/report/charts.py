@@ -3,6 +3,8 @@ and embedded as data: URIs, so a report is one file that works offline.
 
 bandwidth(results)  one panel per copy pattern, GB/s against transfer size,
                     one line per device (medians)
+busbw(results)      one panel per collective, bus bandwidth (GB/s) against
+                    message size, one line per device type and world
 latency(results)    one bar per device and latency series, microseconds
                     (medians)
 peers(...)          one benchmark series across the fleet's devices of one
@@ -68,11 +70,27 @@ def _labels(results):
 
 def bandwidth(results):
     """A data: URI, or None when no transfer has a bandwidth."""
-    by_pattern, label = {}, _labels(results)
-    for r in results:
-        if r.family == "transfer" and r.bytes_per_second and r.size:
-            by_pattern.setdefault(r.pattern, {}).setdefault(label(r), []).append(
-                (r.size, r.bytes_per_second / 1e9))
+    label = _labels(results)
+    return _by_size([(r.pattern, label(r), r.size, r.bytes_per_second / 1e9) for r in results
+                     if r.family == "transfer" and r.bytes_per_second and r.size], "GB/s (median)")
+
+
+def busbw(results):
+    """A data: URI, or None when no collective has a bus bandwidth: one
+    panel per collective, busbw against message size, one line per device
+    type and world."""
+    label = _labels(results)
+    return _by_size([(r.pattern, f"{label(r)} w{r.world}" if r.world else label(r), r.size, r.busbw_gbps)
+                     for r in results if r.family == "collectives" and r.busbw_gbps and r.size],
+                    "busbw GB/s (median)")
+
+
+def _by_size(points, ylabel):
+    """[(panel, line, bytes, value)] -> one panel per pattern, value against
+    bytes on a log2 axis, one line per device (None when no point)."""
+    by_pattern = {}
+    for pattern, line, size, value in points:
+        by_pattern.setdefault(pattern, {}).setdefault(line, []).append((size, value))
     if not by_pattern:
         return None
     plt = _pyplot()
@@ -88,7 +106,7 @@ def bandwidth(results):
         panel.set_xscale("log", base=2)
         _scale(panel, "y", [gbs for points in series.values() for _, gbs in points])
         panel.set_xlabel("bytes", fontsize=8)
-        panel.set_ylabel("GB/s (median)", fontsize=8)
+        panel.set_ylabel(ylabel, fontsize=8)
         panel.tick_params(labelsize=7)
         panel.grid(True, color="#ddd")
         panel.legend(fontsize=6)

@@ -9,7 +9,8 @@ root cause, dependents folded under them; a device x check grid coloured by stat
 instances on that device, as in the fleet matrix), whose cells show their
 message and tests when clicked; per device, whether its ordering checks
 observed ordering (tdc.ordering); the waivers applied with tracker and expiry;
-bandwidth and latency charts per device; the environment; every test.
+bandwidth, collectives' bus bandwidth (busbw, per collective, size, device
+type and world) and latency charts per device; the environment; every test.
 Exit status 0 (prints the path), 2 bad input (one line)."""
 import json
 import os
@@ -84,9 +85,11 @@ def bench_table(results):
     """The numbers the console prints, one row per benchmark series."""
     rows = []
     for r in results:
-        row = {"device": r.where(), "family": r.family, "pattern": r.pattern,
+        row = {"device": r.where(), "family": r.family,
+               "pattern": r.pattern + (f" w{r.world}" if r.world else ""),
                "size": bench_reader.human_bytes(r.size) if r.size else "",
                "bandwidth": f"{r.bytes_per_second / 1e9:.3f}" if r.bytes_per_second else "",
+               "busbw": f"{r.busbw_gbps:.3f}" if r.busbw_gbps is not None else "",
                "time": f"{r.seconds * 1e6:.1f}" if r.seconds is not None else "",
                "cv": f"{r.cv * 100:.1f}%" if r.cv is not None else "", "repetitions": r.repetitions,
                "error": capped(r.error, 400) if r.error else "",
@@ -351,7 +354,8 @@ def view(results_dir):
     if errors:
         why = (f"{len(errors)} of {len(series)} benchmark series reported an error, e.g. "
                f"{errors[0].run_name}: {one_line(errors[0].error)}")
-    bench_charts = {"bandwidth": charts.bandwidth(series), "latency": charts.latency(series), "why": why}
+    bench_charts = {"bandwidth": charts.bandwidth(series), "busbw": charts.busbw(series),
+                    "latency": charts.latency(series), "why": why}
     git = context.get("git") if isinstance(context.get("git"), dict) else {}
     libtorch = results.libtorch_of(context)
     subtitle = " · ".join(str(part) for part in (
