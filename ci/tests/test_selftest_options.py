@@ -30,10 +30,6 @@ def selftest(tmp_path, *args):
 @pytest.mark.parametrize("args, said", [
     (["--long=bogus"], "tdc: --long: 'bogus' is not one of the builds (2.13.0 system 2.14.1)"),
     (["--builds=2.13.0", "--long=system"], "tdc: --long: 'system' is not one of the builds (2.13.0)"),
-    (["--long=2.14.1"], "tdc: --long: '2.14.1' has no tool self-tests, where the long ones are "
-                        "(--tool-selftests names the builds that do: 2.13.0)"),
-    (["--tool-selftests=none", "--long=all"], "tdc: --long: '2.13.0' has no tool self-tests, where the long "
-                                              "ones are (--tool-selftests names the builds that do: none)"),
 ])
 def test_a_bad_long_is_one_line_before_anything_runs(tmp_path, args, said):
     run = selftest(tmp_path, *args)

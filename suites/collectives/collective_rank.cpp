@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
          {torch::kFloat, torch::kInt, torch::kBFloat16, torch::kHalf, torch::kChar, torch::kLong}) {
       if (auto why = self.undeclared("every_collective", dtype)) {
         failures += skip_undeclared(self, "every_collective", dtype, 1, *why, [&] {
-          std::vector<at::Tensor> t{input(self.rank, 1, dtype, self.device)};
+          std::vector<at::Tensor> t{input(self.rank, self.world, 1, dtype, self.device)};
           self.pg->allreduce(t)->wait();
         });
         continue;

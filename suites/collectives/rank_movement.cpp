@@ -28,20 +28,20 @@ bool declared(Rank& self, const char* name, at::ScalarType dtype, int64_t n, int
 int broadcast_from_every_root(Rank& self, at::ScalarType dtype, int64_t n) {
   int failures = 0;
   if (!declared(self, "broadcast", dtype, n, failures, [&] {
-        std::vector<at::Tensor> t{input(self.rank, 1, dtype, self.device)};
+        std::vector<at::Tensor> t{input(self.rank, self.world, 1, dtype, self.device)};
         self.pg->broadcast(t, c10d::BroadcastOptions())->wait();
       })) {
     return failures;
   }
   for (int root = 0; root < self.world; ++root) {
     const std::string name = "broadcast_root" + std::to_string(root);
-    std::vector<at::Tensor> t{input(self.rank, n, dtype, self.device)};
+    std::vector<at::Tensor> t{input(self.rank, self.world, n, dtype, self.device)};
     maybe_plant(self, "broadcast", t[0]);
     c10d::BroadcastOptions o;
     o.rootRank = root;
     self.enter(name, dtype, n);
     self.pg->broadcast(t, o)->wait();
-    failures += report(self, name, dtype, n, t[0], contribution(root, n, dtype));
+    failures += report(self, name, dtype, n, t[0], contribution(root, self.world, n, dtype));
   }
   return failures;
 }
@@ -49,14 +49,14 @@ int broadcast_from_every_root(Rank& self, at::ScalarType dtype, int64_t n) {
 int allgather_list(Rank& self, at::ScalarType dtype, int64_t n) {
   int failures = 0;
   if (!declared(self, "allgather", dtype, n, failures, [&] {
-        std::vector<at::Tensor> in{input(self.rank, 1, dtype, self.device)};
+        std::vector<at::Tensor> in{input(self.rank, self.world, 1, dtype, self.device)};
         std::vector<std::vector<at::Tensor>> out(1);
         for (int r = 0; r < self.world; ++r) out[0].push_back(torch::empty({1}, self.options(dtype)));
         self.pg->allgather(out, in)->wait();
       })) {
     return failures;
   }
-  std::vector<at::Tensor> in{input(self.rank, n, dtype, self.device)};
+  std::vector<at::Tensor> in{input(self.rank, self.world, n, dtype, self.device)};
   maybe_plant(self, "allgather", in[0]);
   std::vector<std::vector<at::Tensor>> out(1);
   for (int r = 0; r < self.world; ++r) out[0].push_back(torch::empty({n}, self.options(dtype)));
@@ -69,13 +69,13 @@ int allgather_list(Rank& self, at::ScalarType dtype, int64_t n) {
 int allgather_into_tensor(Rank& self, at::ScalarType dtype, int64_t n) {
   int failures = 0;
   if (!declared(self, "allgather_into_tensor", dtype, n, failures, [&] {
-        at::Tensor in = input(self.rank, 1, dtype, self.device);
+        at::Tensor in = input(self.rank, self.world, 1, dtype, self.device);
         at::Tensor out = torch::empty({self.world}, self.options(dtype));
         self.pg->_allgather_base(out, in, c10d::AllgatherOptions())->wait();
       })) {
     return failures;
   }
-  at::Tensor in = input(self.rank, n, dtype, self.device);
+  at::Tensor in = input(self.rank, self.world, n, dtype, self.device);
   maybe_plant(self, "allgather_into_tensor", in);
   at::Tensor out = torch::empty({n * self.world}, self.options(dtype));
   self.enter("allgather_into_tensor", dtype, n);
@@ -87,20 +87,22 @@ int allgather_into_tensor(Rank& self, at::ScalarType dtype, int64_t n) {
 int alltoall(Rank& self, at::ScalarType dtype, int64_t n) {
   int failures = 0;
   if (!declared(self, "alltoall", dtype, n, failures, [&] {
-        at::Tensor in = input(self.rank, self.world, dtype, self.device);
+        at::Tensor in = input(self.rank, self.world, self.world, dtype, self.device);
         at::Tensor out = torch::empty({self.world}, self.options(dtype));
         std::vector<int64_t> split;
         self.pg->alltoall_base(out, in, split, split, c10d::AllToAllOptions())->wait();
       })) {
     return failures;
   }
-  at::Tensor in = input(self.rank, n * self.world, dtype, self.device);
+  at::Tensor in = input(self.rank, self.world, n * self.world, dtype, self.device);
   at::Tensor out = torch::empty({n * self.world}, self.options(dtype));
   std::vector<int64_t> split;
   self.enter("alltoall", dtype, n);
   self.pg->alltoall_base(out, in, split, split, c10d::AllToAllOptions())->wait();
   std::vector<at::Tensor> want;
-  for (int r = 0; r < self.world; ++r) want.push_back(contribution(r, n * self.world, dtype).narrow(0, self.rank * n, n));
+  for (int r = 0; r < self.world; ++r) {
+    want.push_back(contribution(r, self.world, n * self.world, dtype).narrow(0, self.rank * n, n));
+  }
   return report(self, "alltoall", dtype, n, out, torch::cat(want));
 }
 
@@ -116,12 +118,12 @@ int sendrecv_every_pair(Rank& self, at::ScalarType dtype, int64_t n) {
       const std::string name = "sendrecv_" + std::to_string(src) + "to" + std::to_string(dst);
       self.enter(name, dtype, n);
       if (self.rank == src) {
-        std::vector<at::Tensor> t{input(self.rank, n, dtype, self.device)};
+        std::vector<at::Tensor> t{input(self.rank, self.world, n, dtype, self.device)};
         self.pg->send(t, dst, 0)->wait();
       } else if (self.rank == dst) {
         std::vector<at::Tensor> t{torch::empty({n}, self.options(dtype))};
         self.pg->recv(t, src, 0)->wait();
-        failures += report(self, name, dtype, n, t[0], contribution(src, n, dtype));
+        failures += report(self, name, dtype, n, t[0], contribution(src, self.world, n, dtype));
       }
     }
   }

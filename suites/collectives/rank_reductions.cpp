@@ -24,7 +24,7 @@ int allreduce_each_op(Rank& self, at::ScalarType dtype, int64_t n) {
                 Op{"allreduce_avg", c10d::ReduceOp::AVG}}) {
     if (auto why = self.undeclared(op.name, dtype)) {
       failures += skip_undeclared(self, op.name, dtype, n, *why, [&] {
-        std::vector<at::Tensor> t{input(self.rank, 1, dtype, self.device)};
+        std::vector<at::Tensor> t{input(self.rank, self.world, 1, dtype, self.device)};
         c10d::AllreduceOptions o;
         o.reduceOp = c10d::ReduceOp(op.op);
         self.pg->allreduce(t, o)->wait();
@@ -49,19 +49,17 @@ int allreduce_each_op(Rank& self, at::ScalarType dtype, int64_t n) {
 // differs. One RESULT line over the group, tensor 0 first.
 int allreduce_coalesced_group(Rank& self, at::ScalarType dtype, int64_t n) {
   constexpr const char* kName = "allreduce_coalesced";
-  const auto member = [&](int r, int64_t k) { return contribution(r, n + k, dtype).narrow(0, k, n); };
   if (auto why = self.undeclared(kName, dtype)) {
     return skip_undeclared(self, kName, dtype, n, *why, [&] {
-      std::vector<at::Tensor> t{input(self.rank, 1, dtype, self.device), input(self.rank, 1, dtype, self.device)};
+      std::vector<at::Tensor> t{input(self.rank, self.world, 1, dtype, self.device),
+                                input(self.rank, self.world, 1, dtype, self.device)};
       self.pg->allreduce_coalesced(t)->wait();
     });
   }
   std::vector<at::Tensor> group, want;
   for (int64_t k = 0; k < 3; ++k) {
-    group.push_back(member(self.rank, k).to(self.device, dtype));
-    at::Tensor sum = member(0, k);
-    for (int r = 1; r < self.world; ++r) sum = sum + member(r, k);
-    want.push_back(sum);
+    group.push_back(contribution(self.rank, self.world, n + k, dtype).narrow(0, k, n).to(self.device, dtype));
+    want.push_back(reduced(c10d::ReduceOp::SUM, self.world, n + k, dtype).narrow(0, k, n));
   }
   maybe_plant(self, kName, group[0]);
   self.enter(kName, dtype, n);
@@ -75,14 +73,14 @@ int allreduce_coalesced_group(Rank& self, at::ScalarType dtype, int64_t n) {
 int reduce_to_every_root(Rank& self, at::ScalarType dtype, int64_t n) {
   if (auto why = self.undeclared("reduce", dtype)) {
     return skip_undeclared(self, "reduce", dtype, n, *why, [&] {
-      std::vector<at::Tensor> t{input(self.rank, 1, dtype, self.device)};
+      std::vector<at::Tensor> t{input(self.rank, self.world, 1, dtype, self.device)};
       self.pg->reduce(t, c10d::ReduceOptions())->wait();
     });
   }
   int failures = 0;
   for (int root = 0; root < self.world; ++root) {
     const std::string name = "reduce_root" + std::to_string(root);
-    std::vector<at::Tensor> t{input(self.rank, n, dtype, self.device)};
+    std::vector<at::Tensor> t{input(self.rank, self.world, n, dtype, self.device)};
     maybe_plant(self, "reduce", t[0]);
     c10d::ReduceOptions o;
     o.rootRank = root;
@@ -100,12 +98,12 @@ int reduce_to_every_root(Rank& self, at::ScalarType dtype, int64_t n) {
 int reduce_scatter_into_tensor(Rank& self, at::ScalarType dtype, int64_t n) {
   if (auto why = self.undeclared("reduce_scatter", dtype)) {
     return skip_undeclared(self, "reduce_scatter", dtype, n, *why, [&] {
-      at::Tensor in = input(self.rank, self.world, dtype, self.device);
+      at::Tensor in = input(self.rank, self.world, self.world, dtype, self.device);
       at::Tensor out = torch::empty({1}, self.options(dtype));
       self.pg->_reduce_scatter_base(out, in, c10d::ReduceScatterOptions())->wait();
     });
   }
-  at::Tensor in = input(self.rank, n * self.world, dtype, self.device);
+  at::Tensor in = input(self.rank, self.world, n * self.world, dtype, self.device);
   maybe_plant(self, "reduce_scatter", in);
   at::Tensor out = torch::empty({n}, self.options(dtype));
   c10d::ReduceScatterOptions o;
@@ -119,11 +117,12 @@ int reduce_scatter_into_tensor(Rank& self, at::ScalarType dtype, int64_t n) {
 }  // namespace
 
 int run_smoke(Rank& self) {
-  std::vector<at::Tensor> t{input(self.rank, 1000, torch::kFloat, self.device)};
+  std::vector<at::Tensor> t{input(self.rank, self.world, 1000, torch::kFloat, self.device)};
   maybe_plant(self, "allreduce_sum", t[0]);
   self.enter("allreduce_sum", torch::kFloat, 1000);
   self.pg->allreduce(t)->wait();
-  return report(self, "allreduce_sum", torch::kFloat, 1000, t[0], reduced(c10d::ReduceOp::SUM, self.world, 1000, torch::kFloat));
+  return report(self, "allreduce_sum", torch::kFloat, 1000, t[0],
+                reduced(c10d::ReduceOp::SUM, self.world, 1000, torch::kFloat));
 }
 
 int run_reductions(Rank& self, at::ScalarType dtype, int64_t n) {

@@ -36,12 +36,12 @@ int run_stream_semantics(Rank& self) {
         side ? impl.getStreamFromGlobalPool(self.device, /*isHighPriority=*/false) : impl.getDefaultStream(self.device);
     const c10::StreamGuard on_stream(stream);
     self.enter(name, at::kFloat, n);
-    const at::Tensor produced = (contribution(self.rank, n, at::kFloat) + 1.0).to(at::kFloat);
+    const at::Tensor produced = (contribution(self.rank, self.world, n, at::kFloat) + 1.0).to(at::kFloat);
     std::vector<at::Tensor> t{at::zeros({n}, self.options(at::kFloat))};
     t[0].copy_(produced, /*non_blocking=*/true);  // queued on `stream`: the collective must wait for it
     self.pg->allreduce(t)->wait();
     at::Tensor want = at::zeros({n}, at::kDouble);
-    for (int r = 0; r < self.world; ++r) want += contribution(r, n, at::kFloat) + 1.0;
+    for (int r = 0; r < self.world; ++r) want += contribution(r, self.world, n, at::kFloat) + 1.0;
     failures += report(self, name, at::kFloat, n, t[0].to(at::kCPU), want);
   }
   return failures;

@@ -23,8 +23,7 @@ namespace tdc::collectives {
 
 namespace {
 
-// The whole world's deadline; generous, a verdict never depends on speed.
-constexpr auto kDeadline = std::chrono::seconds(300);
+constexpr auto kDeadline = std::chrono::seconds(kWorldDeadlineSeconds);
 using Clock = std::chrono::steady_clock;
 
 std::string slurp(const std::filesystem::path& p) {
@@ -101,6 +100,7 @@ std::vector<RankOutcome> run_world(const std::string& rank_program, int type, co
       for (int r = 0; r < world; ++r) {
         if (ranks[r].status == -1) {
           ranks[r].hung = true;
+          ranks[r].past_deadline = !grace_over;
           kill(pids[r], SIGKILL);
           waitpid(pids[r], &ranks[r].status, 0);
           --running;

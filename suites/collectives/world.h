@@ -12,11 +12,16 @@ namespace tdc::collectives {
 // Each rank's collective times out after this; the check waits this long
 // past the first rank's exit before it names the rest hung.
 constexpr int kBackendTimeoutMs = 5000;
+// The whole world's deadline, for a world in which no rank exits; generous,
+// a verdict never depends on speed.
+constexpr int kWorldDeadlineSeconds = 300;
 
 struct RankOutcome {
   std::string output;  // stdout and stderr
   int status = -1;     // waitpid's status
-  bool hung = false;   // killed: still running after a peer exited and the timeout passed
+  bool hung = false;   // killed: still running after a peer exited and the timeout passed,
+                       // or at the world's deadline
+  bool past_deadline = false;  // killed at the world's deadline, with no rank exited
   long pid = -1;
 };
 

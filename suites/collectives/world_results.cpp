@@ -30,6 +30,16 @@ std::string failed_in(const std::string& output, int p) {
   return output.substr(from, output.find(':', from) - from);
 }
 
+// Where a rank killed at the deadline had got to: its last RESULT line.
+std::string last_result(const std::string& output) {
+  const auto at = output.rfind("RESULT ");
+  if (at == std::string::npos) return "it printed no result";
+  std::istringstream line(output.substr(at + 7, output.find('\n', at) - at - 7));
+  std::string name, dtype, n;
+  line >> name >> dtype >> n;
+  return "its last result: " + name + " " + dtype + " " + n;
+}
+
 // The folder of this program: the rank program is installed beside it.
 std::string own_folder() {
   std::error_code ec;
@@ -72,9 +82,14 @@ WorldResults judge(const std::vector<RankOutcome>& ranks) {
       for (int p = 0; p < w.world; ++p) {
         if (p != r && !failed_in(ranks[p].output, p).empty()) where = failed_in(ranks[p].output, p);
       }
+      const std::string why = rank.past_deadline
+                                  ? " when the world's " + std::to_string(kWorldDeadlineSeconds) +
+                                        " s deadline passed with every rank still running (" + last_result(rank.output) +
+                                        ")"
+                                  : " after its peer exited and the backend's " + std::to_string(kBackendTimeoutMs) +
+                                        " ms timeout passed";
       w.problems.push_back("rank " + std::to_string(r) + " hung in " + where + ": killed (pid " +
-                           std::to_string(rank.pid) + ") after its peer exited and the backend's " +
-                           std::to_string(kBackendTimeoutMs) + " ms timeout passed");
+                           std::to_string(rank.pid) + ")" + why);
     } else if (!(WIFEXITED(rank.status) && (WEXITSTATUS(rank.status) == 0 || WEXITSTATUS(rank.status) == 1 ||
                                              (WEXITSTATUS(rank.status) == 77 && !w.skip.empty())))) {
       // 1 is "some collective was wrong", which the RESULT lines say.
