@@ -6,6 +6,10 @@ against the references they should match.
   (c) on a CUDA host: pinned h2d/d2h vs raw cudaMemcpyAsync of the same size
       (tdc_cuda_memcpy_anchor, built with a CUDA LibTorch), and d2d vs
       PyTorch's own copy_ timed from Python. Target: >= 0.9x.
+  (d) on a host of two or more GPUs with nccl-tests: tdc_bench_collectives'
+      allreduce busbw on cuda against all_reduce_perf's (tdc.bench.nccl_tests;
+      --nccl-tests=PATH, else all_reduce_perf on PATH). Target: >= 0.9x
+      from 1 MiB.
 
 (b), the harness against a bare loop of the same copies, is
 tdc harness-overhead. memcpy is no target for LibTorch's copies (those ratios
@@ -25,6 +29,7 @@ import sys
 import tempfile
 
 from tdc import cli
+from tdc.bench import nccl_tests
 from tdc.bench import results as bench_results
 from tdc.bench import table as report_table
 
@@ -92,6 +97,7 @@ def run(argv):
     parser.add_argument("--python", default=sys.executable, help="an interpreter with torch")
     parser.add_argument("--out", help="markdown file to write the table to")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--nccl-tests", help="nccl-tests' all_reduce_perf for (d) (default: the one on PATH)")
     parser.add_argument("--threads", type=int, default=1,
                         help="intra-op threads on both sides (torch.utils.benchmark defaults to 1)")
     args = parser.parse_args(argv)
@@ -133,9 +139,12 @@ def run(argv):
                 f"(c) {r.device} d2d {bench_results.human_bytes(r.size)}: C++ / Python copy_",
                 r.bytes_per_second / 1e9, r.size / python["cuda_d2d_s"][str(r.size)] / 1e9,
                 0.9, True, "GB/s"))
+    cuda_devices = len({key.split(".")[2] for key in xfer_ctx if key.startswith("tdc.device.cuda:")})
+    nccl_rows = nccl_tests.rows(bin_dir, env, cuda_devices, args.nccl_tests, args.quick)
     if not any(row[0].startswith("(c)") for row in rows):
         rows.append(("(c) CUDA copies vs raw cudaMemcpyAsync and Python", "", "", "", ">= 0.9",
                      "not measured: no cuda:0 here, or no tdc_cuda_memcpy_anchor"))
+    rows += nccl_rows
 
     header = (f"Measured {datetime.date.today().isoformat()} on {platform.node()} "
               f"({xfer_ctx.get('num_cpus', '?')} CPUs, {platform.machine()}), "
